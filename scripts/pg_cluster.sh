@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster for tests and the demo.
+#   scripts/pg_cluster.sh start DIR [extra postgresql.conf lines...]  -> prints the port
+#   scripts/pg_cluster.sh stop DIR
+# As root, the server runs as the "postgres" user (initdb refuses root).
+set -euo pipefail
+PGBIN=${PGBIN:-$(pg_config --bindir)}
+cmd=$1 dir=$2
+shift 2
+
+as_pg() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+    python3 - <<'PY'
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()
+PY
+}
+
+case "$cmd" in
+start)
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+    as_pg "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1
+    port=$(free_port)
+    {
+        echo "port = $port"
+        echo "listen_addresses = '127.0.0.1'"
+        echo "unix_socket_directories = '$dir'"
+        echo "shared_preload_libraries = 'fetchq'"
+        echo "fsync = off"
+        echo "log_line_prefix = '%m [%p] %b '"
+        for line in "$@"; do echo "$line"; done
+    } >>"$dir/data/postgresql.conf"
+    as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null
+    echo "$port"
+    ;;
+stop)
+    if [ -f "$dir/data/postmaster.pid" ]; then
+        as_pg "$PGBIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
+    fi
+    ;;
+*)
+    echo "usage: $0 start|stop DIR" >&2
+    exit 2
+    ;;
+esac

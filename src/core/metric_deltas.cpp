@@ -1,0 +1,58 @@
+#include "core/metric_deltas.hpp"
+
+namespace fetchq::core {
+
+void MetricDeltas::add(std::string_view queue, std::string_view metric, int64_t delta,
+                       int level) {
+    if (delta == 0) return;
+    levels_[level][Key(std::string(queue), std::string(metric))] += delta;
+}
+
+void MetricDeltas::commit_subtransaction(int level) {
+    auto it = levels_.find(level);
+    if (it == levels_.end()) return;
+    Counters moved = std::move(it->second);
+    levels_.erase(it);
+    Counters& parent = levels_[level - 1];
+    for (auto& [key, value] : moved) parent[key] += value;
+}
+
+void MetricDeltas::abort_subtransaction(int level) {
+    // Deeper levels are already folded or gone, but be safe: drop all >= level.
+    levels_.erase(levels_.lower_bound(level), levels_.end());
+}
+
+void MetricDeltas::forget_queue(std::string_view queue) {
+    for (auto& [level, counters] : levels_) {
+        for (auto it = counters.begin(); it != counters.end();) {
+            if (it->first.first == queue)
+                it = counters.erase(it);
+            else
+                ++it;
+        }
+    }
+}
+
+int64_t MetricDeltas::pending(std::string_view queue, std::string_view metric) const {
+    int64_t sum = 0;
+    Key key{std::string(queue), std::string(metric)};
+    for (const auto& [level, counters] : levels_) {
+        auto it = counters.find(key);
+        if (it != counters.end()) sum += it->second;
+    }
+    return sum;
+}
+
+std::vector<MetricDelta> MetricDeltas::drain() {
+    Counters total;
+    for (auto& [level, counters] : levels_)
+        for (auto& [key, value] : counters) total[key] += value;
+    levels_.clear();
+    std::vector<MetricDelta> out;
+    out.reserve(total.size());
+    for (auto& [key, value] : total)
+        if (value != 0) out.push_back({key.first, key.second, value});
+    return out;
+}
+
+}  // namespace fetchq::core

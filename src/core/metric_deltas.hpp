@@ -1,0 +1,49 @@
+// Counter changes made by the current transaction, kept per subtransaction
+// level so that a rolled-back savepoint takes its changes with it. They are
+// written to fetchq.metrics once, just before the transaction commits.
+#pragma once
+
+#include <boost/container/flat_map.hpp>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fetchq::core {
+
+struct MetricDelta {
+    std::string queue;
+    std::string metric;
+    int64_t delta;
+};
+
+class MetricDeltas {
+public:
+    void add(std::string_view queue, std::string_view metric, int64_t delta, int level);
+
+    // A savepoint at `level` was released: its changes belong to level - 1.
+    void commit_subtransaction(int level);
+    // A savepoint at `level` was rolled back: its changes are gone.
+    void abort_subtransaction(int level);
+
+    // Drops every pending change of one queue (the queue is being dropped).
+    void forget_queue(std::string_view queue);
+
+    // The pending change of one counter, all levels together.
+    int64_t pending(std::string_view queue, std::string_view metric) const;
+
+    // Non-zero changes summed over levels, sorted by (queue, metric) so that
+    // concurrent writers lock counter rows in the same order; then clears.
+    std::vector<MetricDelta> drain();
+
+    void clear() { levels_.clear(); }
+    bool empty() const { return levels_.empty(); }
+
+private:
+    using Key = std::pair<std::string, std::string>;
+    using Counters = boost::container::flat_map<Key, int64_t>;
+    boost::container::flat_map<int, Counters> levels_;
+};
+
+}  // namespace fetchq::core

@@ -1,0 +1,42 @@
+#include "core/queue_name.hpp"
+
+#include "core/error.hpp"
+
+namespace fetchq::core {
+
+std::string queue_name_problem(std::string_view name) {
+    if (name.empty()) return "The name is empty.";
+    if (name.size() > kMaxQueueNameLength)
+        return "The name has " + std::to_string(name.size()) + " characters; at most " +
+               std::to_string(kMaxQueueNameLength) + " are allowed.";
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        if (!ok) {
+            const auto u = static_cast<unsigned char>(c);
+            std::string shown = u >= 0x80                 ? "a non-ASCII character"
+                                : (u < 0x20 || u == 0x7f) ? "a control character"
+                                                          : "\"" + std::string(1, c) + "\"";
+            if (c >= 'A' && c <= 'Z') shown = "the uppercase letter \"" + std::string(1, c) + "\"";
+            return "The name contains " + shown + " at position " + std::to_string(i + 1) + ".";
+        }
+    }
+    return {};
+}
+
+void check_queue_name(std::string_view name, std::string_view argument) {
+    std::string problem = queue_name_problem(name);
+    if (problem.empty()) return;
+    throw Error(sqlstate::kInvalidName,
+                "invalid queue name \"" + std::string(name) + "\" for argument " +
+                    std::string(argument),
+                problem,
+                "Queue names use only lowercase letters, digits and underscores, 1 to 40 "
+                "characters.");
+}
+
+std::string docs_table(std::string_view queue) { return std::string(queue) + "__docs"; }
+std::string logs_table(std::string_view queue) { return std::string(queue) + "__logs"; }
+std::string metrics_table(std::string_view queue) { return std::string(queue) + "__metrics"; }
+
+}  // namespace fetchq::core

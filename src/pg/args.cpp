@@ -1,0 +1,108 @@
+#include "pg/args.hpp"
+
+#include "core/duration.hpp"
+#include "core/error.hpp"
+#include "core/queue_name.hpp"
+#include "pg/guard.hpp"
+
+namespace fetchq::pg {
+
+using core::Error;
+namespace sqlstate = core::sqlstate;
+
+void throw_null_argument(const char* name) {
+    throw Error(sqlstate::kNullValueNotAllowed,
+                std::string("argument ") + name + " must not be null", {},
+                std::string("Pass a value for ") + name + ".");
+}
+
+bool arg_is_null(FunctionCallInfo fcinfo, int i) {
+    return i >= PG_NARGS() || PG_ARGISNULL(i);
+}
+
+std::optional<std::string> arg_text_or_null(FunctionCallInfo fcinfo, int i) {
+    if (arg_is_null(fcinfo, i)) return std::nullopt;
+    const char* s = pg_call([&] { return text_to_cstring(PG_GETARG_TEXT_PP(i)); });
+    return std::string(s);
+}
+
+std::string arg_text(FunctionCallInfo fcinfo, int i, const char* name) {
+    auto v = arg_text_or_null(fcinfo, i);
+    if (!v) throw_null_argument(name);
+    return *v;
+}
+
+int32_t arg_int(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument(name);
+    return PG_GETARG_INT32(i);
+}
+
+int32_t arg_limit(FunctionCallInfo fcinfo, int i, const char* name) {
+    int32_t v = arg_int(fcinfo, i, name);
+    if (v < 0)
+        throw Error(sqlstate::kInvalidParameterValue,
+                    std::string("argument ") + name + " must not be negative",
+                    "The value was " + std::to_string(v) + ".",
+                    "Pass 0 or a positive number of documents.");
+    return v;
+}
+
+bool arg_bool(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument(name);
+    return PG_GETARG_BOOL(i);
+}
+
+TimestampTz arg_timestamptz(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument(name);
+    return PG_GETARG_TIMESTAMPTZ(i);
+}
+
+Datum arg_datum(FunctionCallInfo fcinfo, int i, bool* isnull) {
+    *isnull = arg_is_null(fcinfo, i);
+    return *isnull ? (Datum)0 : PG_GETARG_DATUM(i);
+}
+
+std::string arg_queue(FunctionCallInfo fcinfo, int i, const char* name) {
+    std::string queue = arg_text(fcinfo, i, name);
+    core::check_queue_name(queue, name);
+    return queue;
+}
+
+Interval* parse_duration_or_throw(const std::string& text, const char* name) {
+    if (auto d = core::parse_duration(text)) {
+        Interval* iv = pg_call([] { return static_cast<Interval*>(palloc(sizeof(Interval))); });
+        iv->month = d->months;
+        iv->day = d->days;
+        iv->time = d->micros;
+        return iv;
+    }
+    // Not a compact duration: let PostgreSQL's interval input decide.
+    const char* in = text.c_str();
+    bool failed = false;
+    Interval* iv = nullptr;
+    MemoryContext caller = CurrentMemoryContext;
+    PG_TRY();
+    {
+        iv = DatumGetIntervalP(DirectFunctionCall3(interval_in, CStringGetDatum(in),
+                                                   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+    }
+    PG_CATCH();
+    {
+        MemoryContextSwitchTo(caller);
+        FlushErrorState();
+        failed = true;
+    }
+    PG_END_TRY();
+    if (failed)
+        throw Error(sqlstate::kInvalidDatetimeFormat,
+                    std::string("invalid duration \"") + text + "\" for argument " + name,
+                    {},
+                    "Write a duration such as '30s', '5m', '100ms', '1h30m' or '2 days'.");
+    return iv;
+}
+
+Interval* arg_duration(FunctionCallInfo fcinfo, int i, const char* name) {
+    return parse_duration_or_throw(arg_text(fcinfo, i, name), name);
+}
+
+}  // namespace fetchq::pg

@@ -1,0 +1,34 @@
+// Reading the arguments of SQL-callable functions into C++ values, with a
+// clear error naming the argument when one is NULL or out of range.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "pg/postgres.hpp"
+
+namespace fetchq::pg {
+
+bool arg_is_null(FunctionCallInfo fcinfo, int i);
+std::string arg_text(FunctionCallInfo fcinfo, int i, const char* name);
+std::optional<std::string> arg_text_or_null(FunctionCallInfo fcinfo, int i);
+int32_t arg_int(FunctionCallInfo fcinfo, int i, const char* name);
+// An integer limit: NULL or negative is an error.
+int32_t arg_limit(FunctionCallInfo fcinfo, int i, const char* name);
+bool arg_bool(FunctionCallInfo fcinfo, int i, const char* name);
+TimestampTz arg_timestamptz(FunctionCallInfo fcinfo, int i, const char* name);
+// jsonb argument as a Datum (NULL allowed: returns isnull).
+Datum arg_datum(FunctionCallInfo fcinfo, int i, bool* isnull);
+
+// Queue name argument, validated ([a-z0-9_], 1..40).
+std::string arg_queue(FunctionCallInfo fcinfo, int i, const char* name = "queue");
+
+// A duration argument ('5m', '100ms', '1 hour', any interval text), as an
+// Interval palloc'd in the current memory context.
+Interval* arg_duration(FunctionCallInfo fcinfo, int i, const char* name);
+Interval* parse_duration_or_throw(const std::string& text, const char* name);
+
+[[noreturn]] void throw_null_argument(const char* name);
+
+}  // namespace fetchq::pg

@@ -1,0 +1,51 @@
+// Statements on one queue's tables: names quoted once, plans prepared once
+// per backend and queue, and "relation does not exist" turned into a clear
+// "queue does not exist".
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "pg/spi.hpp"
+
+namespace fetchq::pg {
+
+// fetchq_data."<queue>__docs" and friends, quoted.
+std::string docs_rel(std::string_view queue);
+std::string logs_rel(std::string_view queue);
+std::string metrics_rel(std::string_view queue);
+
+[[noreturn]] void throw_queue_missing(std::string_view queue);
+
+// Prepares (once) the statement `name` on `queue`; `build` returns its text.
+template <typename Build>
+SPIPlanPtr queue_plan(std::string_view queue, std::string_view name, Build&& build,
+                      std::initializer_list<Oid> argtypes);
+
+// spi_execute for a queue plan: a missing table means a missing queue.
+uint64_t queue_execute(std::string_view queue, SPIPlanPtr plan, const Datum* values,
+                       const char* nulls, bool read_only = false, long count = 0);
+
+// True when the queue is registered in fetchq.queues.
+bool queue_exists(std::string_view queue);
+// Raises "queue does not exist" unless it is registered.
+void require_queue(std::string_view queue);
+
+// Forgets every cached plan and pending counter of a queue being dropped.
+void queue_forget(std::string_view queue);
+
+template <typename Build>
+SPIPlanPtr queue_plan(std::string_view queue, std::string_view name, Build&& build,
+                      std::initializer_list<Oid> argtypes) {
+    if (SPIPlanPtr plan = lookup_plan(queue, name)) return plan;
+    try {
+        return store_plan(queue, name, build(), argtypes);
+    } catch (const PgError& e) {
+        if (e.sqlerrcode() == ERRCODE_UNDEFINED_TABLE) throw_queue_missing(queue);
+        throw;
+    }
+}
+
+}  // namespace fetchq::pg

@@ -1,0 +1,46 @@
+#include "pg/result.hpp"
+
+#include "pg/guard.hpp"
+
+namespace fetchq::pg {
+
+Datum make_record(FunctionCallInfo fcinfo, const Datum* values, const bool* nulls) {
+    return pg_call([&] {
+        TupleDesc desc;
+        if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+            elog(ERROR, "fetchq: function returning record called in wrong context");
+        desc = BlessTupleDesc(desc);
+        HeapTuple tuple =
+            heap_form_tuple(desc, const_cast<Datum*>(values), const_cast<bool*>(nulls));
+        return HeapTupleGetDatum(tuple);
+    });
+}
+
+void begin_rows(FunctionCallInfo fcinfo) {
+    pg_call([&] { InitMaterializedSRF(fcinfo, 0); });
+}
+
+void add_row(FunctionCallInfo fcinfo, const Datum* values, const bool* nulls) {
+    pg_call([&] {
+        auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, const_cast<Datum*>(values),
+                             const_cast<bool*>(nulls));
+    });
+}
+
+void add_spi_row(FunctionCallInfo fcinfo, uint64_t row) {
+    pg_call([&] {
+        auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+        TupleDesc src = SPI_tuptable->tupdesc;
+        const int n = rsinfo->setDesc->natts;
+        Datum* values = static_cast<Datum*>(palloc(sizeof(Datum) * n));
+        bool* nulls = static_cast<bool*>(palloc(sizeof(bool) * n));
+        for (int c = 0; c < n; ++c)
+            values[c] = SPI_getbinval(SPI_tuptable->vals[row], src, c + 1, &nulls[c]);
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+        pfree(values);
+        pfree(nulls);
+    });
+}
+
+}  // namespace fetchq::pg

@@ -1,0 +1,18 @@
+// Building the results of SQL-callable functions: one composite row (OUT
+// parameters) or a set of rows (RETURNS TABLE, materialized).
+#pragma once
+
+#include "pg/postgres.hpp"
+
+namespace fetchq::pg {
+
+// One row of the function's OUT parameters.
+Datum make_record(FunctionCallInfo fcinfo, const Datum* values, const bool* nulls);
+
+// Set-returning functions: call begin_rows before SPI_connect, then add rows.
+void begin_rows(FunctionCallInfo fcinfo);
+void add_row(FunctionCallInfo fcinfo, const Datum* values, const bool* nulls);
+// Adds row `row` of SPI_tuptable; its columns must match the result type.
+void add_spi_row(FunctionCallInfo fcinfo, uint64_t row);
+
+}  // namespace fetchq::pg

@@ -1,0 +1,159 @@
+#include "pg/spi.hpp"
+
+#include <unordered_map>
+
+namespace fetchq::pg {
+namespace {
+
+// Backend-local: plans live in CacheMemoryContext (SPI_keepplan) until freed.
+std::unordered_map<std::string, SPIPlanPtr>& plans() {
+    static std::unordered_map<std::string, SPIPlanPtr> map;
+    return map;
+}
+
+std::string plan_key(std::string_view owner, std::string_view name) {
+    std::string key(owner);
+    key.push_back('\x1f');
+    key.append(name);
+    return key;
+}
+
+// Only pg_catalog on the search path while we prepare or run our statements.
+void push_catalog_only_path() {
+    OverrideSearchPath path;
+    path.schemas = NIL;
+    path.addCatalog = true;
+    path.addTemp = false;
+    path.generation = 0;
+    PushOverrideSearchPath(&path);
+}
+
+}  // namespace
+
+void spi_connect() {
+    pg_call([] {
+        if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "fetchq: SPI_connect failed");
+    });
+}
+
+void spi_finish() {
+    pg_call([] { SPI_finish(); });
+}
+
+SPIPlanPtr lookup_plan(std::string_view owner, std::string_view name) {
+    auto it = plans().find(plan_key(owner, name));
+    return it == plans().end() ? nullptr : it->second;
+}
+
+SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::string& sql,
+                      std::initializer_list<Oid> argtypes) {
+    Oid types[16];
+    int nargs = 0;
+    for (Oid t : argtypes) types[nargs++] = t;
+    const char* text = sql.c_str();
+    SPIPlanPtr plan = pg_call([&] {
+        push_catalog_only_path();
+        SPIPlanPtr p = SPI_prepare(text, nargs, types);
+        if (p == nullptr)
+            elog(ERROR, "fetchq: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+        SPI_keepplan(p);
+        PopOverrideSearchPath();
+        return p;
+    });
+    plans()[plan_key(owner, name)] = plan;
+    return plan;
+}
+
+void forget_plans(std::string_view owner) {
+    std::string prefix(owner);
+    prefix.push_back('\x1f');
+    for (auto it = plans().begin(); it != plans().end();) {
+        if (it->first.compare(0, prefix.size(), prefix) == 0) {
+            SPIPlanPtr plan = it->second;
+            it = plans().erase(it);
+            pg_call([&] { SPI_freeplan(plan); });
+        } else {
+            ++it;
+        }
+    }
+}
+
+uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bool read_only,
+                     long count) {
+    return pg_call([&] {
+        push_catalog_only_path();
+        int rc = SPI_execute_plan(plan, const_cast<Datum*>(values), nulls, read_only, count);
+        PopOverrideSearchPath();
+        if (rc < 0) elog(ERROR, "fetchq: SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+        return static_cast<uint64_t>(SPI_processed);
+    });
+}
+
+uint64_t spi_execute_text(const std::string& sql, bool read_only) {
+    const char* text = sql.c_str();
+    return pg_call([&] {
+        push_catalog_only_path();
+        int rc = SPI_execute(text, read_only, 0);
+        PopOverrideSearchPath();
+        if (rc < 0) elog(ERROR, "fetchq: SPI_execute failed: %s", SPI_result_code_string(rc));
+        return static_cast<uint64_t>(SPI_processed);
+    });
+}
+
+Datum to_text(std::string_view s) {
+    const char* data = s.data();
+    int len = static_cast<int>(s.size());
+    return pg_call([&] { return PointerGetDatum(cstring_to_text_with_len(data, len)); });
+}
+
+std::string quote_ident(std::string_view name) {
+    std::string copy(name);
+    const char* in = copy.c_str();
+    const char* quoted = pg_call([&] { return quote_identifier(in); });
+    return std::string(quoted);
+}
+
+std::string quote_literal(std::string_view text) {
+    std::string out = "'";
+    bool backslash = false;
+    for (char c : text) {
+        if (c == '\'') out.push_back('\'');
+        if (c == '\\') backslash = true;
+        out.push_back(c);
+    }
+    out.push_back('\'');
+    // E'' only when needed, doubling backslashes, as quote_literal() does.
+    if (!backslash) return out;
+    std::string e = "E'";
+    for (char c : text) {
+        if (c == '\'' || c == '\\') e.push_back(c);
+        e.push_back(c);
+    }
+    e.push_back('\'');
+    return e;
+}
+
+Datum spi_value(uint64_t row, int col, bool* isnull) {
+    return pg_call([&] {
+        return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull);
+    });
+}
+
+const char* spi_text(uint64_t row, int col) {
+    return pg_call([&] { return SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col); });
+}
+
+int64_t spi_int(uint64_t row, int col, int64_t if_null) {
+    bool isnull = false;
+    Datum d = spi_value(row, col, &isnull);
+    if (isnull) return if_null;
+    Oid type = SPI_gettypeid(SPI_tuptable->tupdesc, col);
+    switch (type) {
+        case INT2OID: return DatumGetInt16(d);
+        case INT4OID: return DatumGetInt32(d);
+        case INT8OID: return DatumGetInt64(d);
+        default: return pg_call([&] { return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col)))); });
+    }
+}
+
+}  // namespace fetchq::pg

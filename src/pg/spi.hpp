@@ -1,0 +1,60 @@
+// SPI, the way fetchq uses it: statements prepared once per backend and
+// kept, executed with parameters only, names resolved with pg_catalog alone
+// on the search path (callers' search_path can neither hijack nor replan us).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "pg/guard.hpp"
+#include "pg/postgres.hpp"
+
+namespace fetchq::pg {
+
+void spi_connect();
+void spi_finish();
+
+// A statement prepared with SPI_prepare + SPI_keepplan and cached under
+// (owner, name); owner is a queue name or "" for catalog statements. The
+// text is built by `build` only the first time.
+template <typename Build>
+SPIPlanPtr cached_plan(std::string_view owner, std::string_view name, Build&& build,
+                       std::initializer_list<Oid> argtypes);
+
+SPIPlanPtr lookup_plan(std::string_view owner, std::string_view name);
+SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::string& sql,
+                      std::initializer_list<Oid> argtypes);
+
+// Frees every plan of one owner (a dropped queue).
+void forget_plans(std::string_view owner);
+
+// Runs a prepared plan; returns SPI_processed. nulls: ' ' or 'n' per arg.
+uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bool read_only,
+                     long count = 0);
+
+// Runs SQL text that takes no parameters (DDL built from quoted names).
+uint64_t spi_execute_text(const std::string& sql, bool read_only = false);
+
+// A text Datum (palloc'd in the current memory context).
+Datum to_text(std::string_view s);
+
+// Quoting helpers for identifiers and literals in DDL text.
+std::string quote_ident(std::string_view name);
+std::string quote_literal(std::string_view text);
+
+// The value of column `col` (1-based) of row `row` of SPI_tuptable.
+Datum spi_value(uint64_t row, int col, bool* isnull);
+// The same, as text (nullptr when NULL), palloc'd in the current context.
+const char* spi_text(uint64_t row, int col);
+int64_t spi_int(uint64_t row, int col, int64_t if_null = 0);
+
+template <typename Build>
+SPIPlanPtr cached_plan(std::string_view owner, std::string_view name, Build&& build,
+                       std::initializer_list<Oid> argtypes) {
+    if (SPIPlanPtr plan = lookup_plan(owner, name)) return plan;
+    return store_plan(owner, name, build(), argtypes);
+}
+
+}  // namespace fetchq::pg

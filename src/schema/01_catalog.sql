@@ -1,0 +1,73 @@
+-- Catalog tables, with the columns of Fetchq 4 (clients read and update them
+-- directly) plus fetchq's own, which come last.
+
+CREATE SCHEMA fetchq_data;
+
+CREATE TABLE fetchq.queues (
+    id SERIAL PRIMARY KEY,
+    created_at TIMESTAMP WITH TIME ZONE,
+    name CHARACTER VARYING(40) NOT NULL UNIQUE
+        CHECK (name ~ '^[a-z0-9_]{1,40}$'),
+    is_active BOOLEAN DEFAULT true,
+    current_version INTEGER DEFAULT 0,
+    max_attempts INTEGER DEFAULT 5,
+    logs_retention VARCHAR(25) DEFAULT '24h',
+    metrics_retention JSONB DEFAULT '[]',
+    config JSONB DEFAULT '{}'
+);
+
+-- Counters. Fetchq keeps one row per (queue, metric); fetchq stripes each
+-- counter over up to 16 rows (slot) written by different backends, and
+-- metric_get* sum them.
+CREATE TABLE fetchq.metrics (
+    id SERIAL PRIMARY KEY,
+    queue CHARACTER VARYING(40) NOT NULL,
+    metric CHARACTER VARYING(40) NOT NULL,
+    value BIGINT NOT NULL,
+    updated_at TIMESTAMP WITH TIME ZONE,
+    slot SMALLINT NOT NULL DEFAULT 0,
+    UNIQUE (queue, metric, slot)
+);
+
+-- The write log of metric_log_*; folded into fetchq.metrics by metric_log_pack.
+CREATE TABLE fetchq.metrics_writes (
+    id UUID DEFAULT pg_catalog.gen_random_uuid(),
+    created_at TIMESTAMP WITH TIME ZONE,
+    queue CHARACTER VARYING(40) NOT NULL,
+    metric CHARACTER VARYING(40) NOT NULL,
+    increment BIGINT,
+    reset BIGINT
+);
+CREATE INDEX __fetchq_metrics_writes_reset_idx ON fetchq.metrics_writes (queue, metric)
+    WHERE reset IS NOT NULL;
+CREATE INDEX __fetchq_metrics_writes_increment_idx ON fetchq.metrics_writes (queue, metric)
+    WHERE increment IS NOT NULL;
+
+-- Maintenance jobs, as in Fetchq 4 (mnt_job_run executes them).
+CREATE TABLE fetchq.jobs (
+    id SERIAL PRIMARY KEY,
+    task CHARACTER VARYING(40) NOT NULL,
+    queue CHARACTER VARYING(40) NOT NULL,
+    attempts INTEGER DEFAULT 0,
+    iterations BIGINT DEFAULT 0,
+    next_iteration TIMESTAMP WITH TIME ZONE,
+    last_iteration TIMESTAMP WITH TIME ZONE,
+    settings JSONB,
+    payload JSONB
+);
+CREATE UNIQUE INDEX __fetchq_jobs_task_queue_idx ON fetchq.jobs (task, queue);
+CREATE INDEX __fetchq_jobs_task_idx ON fetchq.jobs (task, next_iteration, iterations)
+    WHERE iterations < 5;
+
+INSERT INTO fetchq.jobs (task, queue, next_iteration, last_iteration, attempts, iterations,
+                         settings, payload)
+VALUES ('lgp', '*', pg_catalog.now(), NULL, 0, 0, '{"delay":"3s", "duration":"5m"}', '{}');
+
+-- pg_dump keeps the rows of the catalog with the extension.
+SELECT pg_catalog.pg_extension_config_dump('fetchq.queues', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.queues_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.metrics', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.metrics_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.metrics_writes', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.jobs', 'WHERE queue <> ''*''');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.jobs_id_seq', '');

@@ -1,0 +1,203 @@
+// What a consumer does with a document it picked (status 2): complete, kill,
+// drop, reschedule or reject it. Documents that are not active are left
+// alone and the call returns 0.
+#include "core/error.hpp"
+#include "pg/args.hpp"
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+// Runs `name` on the queue with (subject, payload-or-NULL); returns rows.
+int64_t finish_active(const std::string& queue, const char* name, const char* set_clause,
+                      FunctionCallInfo fcinfo) {
+    std::string subject = arg_text(fcinfo, 1, "subject");
+    bool payload_null = true;
+    Datum payload = PG_NARGS() > 2 ? arg_datum(fcinfo, 2, &payload_null) : (Datum)0;
+    SPIPlanPtr plan = queue_plan(
+        queue, name,
+        [&] {
+            return "UPDATE " + docs_rel(queue) + " SET " + set_clause +
+                   ", payload = COALESCE($2, payload)"
+                   " WHERE subject = $1 AND status = 2";
+        },
+        {TEXTOID, JSONBOID});
+    Datum values[2] = {to_text(subject), payload};
+    char nulls[2] = {' ', payload_null ? 'n' : ' '};
+    return static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
+}
+
+void count_finished(const std::string& queue, const char* outcome, int64_t n) {
+    if (n == 0) return;
+    metric_add(queue, "prc", n);
+    metric_add(queue, outcome, n);
+    metric_add(queue, "act", -n);
+}
+
+// doc_complete(queue, subject [, payload])
+Datum doc_complete(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    int64_t n = finish_active(queue, "complete",
+                              "status = 3, attempts = 0, iterations = iterations + 1, "
+                              "last_iteration = now(), "
+                              "next_iteration = '2970-01-01 00:00:00+00'",
+                              fcinfo);
+    spi_finish();
+    count_finished(queue, "cpl", n);
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
+// doc_kill(queue, subject [, payload])
+Datum doc_kill(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    int64_t n = finish_active(queue, "kill",
+                              "status = -1, attempts = 0, iterations = iterations + 1, "
+                              "last_iteration = now()",
+                              fcinfo);
+    spi_finish();
+    count_finished(queue, "kll", n);
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
+// doc_complete_many(queue, subjects[]): completes the active ones.
+Datum doc_complete_many(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    if (arg_is_null(fcinfo, 1)) PG_RETURN_INT32(0);
+    Datum subjects = PG_GETARG_DATUM(1);
+    spi_connect();
+    SPIPlanPtr plan = queue_plan(
+        queue, "complete_many",
+        [&] {
+            return "UPDATE " + docs_rel(queue) +
+                   " SET status = 3, attempts = 0, iterations = iterations + 1,"
+                   " last_iteration = now(), next_iteration = '2970-01-01 00:00:00+00'"
+                   " WHERE subject = ANY ($1::text[]) AND status = 2";
+        },
+        {TEXTARRAYOID});
+    int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &subjects, nullptr));
+    spi_finish();
+    count_finished(queue, "cpl", n);
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
+// doc_drop(queue, subject): deletes an active document.
+Datum doc_drop(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::string subject = arg_text(fcinfo, 1, "subject");
+    spi_connect();
+    SPIPlanPtr plan = queue_plan(
+        queue, "drop",
+        [&] {
+            return "DELETE FROM " + docs_rel(queue) +
+                   " WHERE subject = $1 AND status = 2 RETURNING version";
+        },
+        {TEXTOID});
+    Datum value = to_text(subject);
+    int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &value, nullptr));
+    int64_t version = n > 0 ? spi_int(0, 1) : 0;
+    spi_finish();
+    if (n > 0) {
+        count_finished(queue, "drp", n);
+        metric_add(queue, "cnt", -n);
+        metric_add(queue, "v" + std::to_string(version), -n);
+    }
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
+// doc_reschedule(queue, subject, next_iteration [, payload])
+Datum doc_reschedule(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::string subject = arg_text(fcinfo, 1, "subject");
+    TimestampTz next_iteration = arg_timestamptz(fcinfo, 2, "next_iteration");
+    bool payload_null = true;
+    Datum payload = PG_NARGS() > 3 ? arg_datum(fcinfo, 3, &payload_null) : (Datum)0;
+    const bool due = next_iteration <= GetCurrentTransactionStartTimestamp();
+    spi_connect();
+    SPIPlanPtr plan = queue_plan(
+        queue, "reschedule",
+        [&] {
+            return "UPDATE " + docs_rel(queue) +
+                   " SET status = $3, next_iteration = $2, attempts = 0,"
+                   " iterations = iterations + 1, last_iteration = now(),"
+                   " payload = COALESCE($4, payload)"
+                   " WHERE subject = $1 AND status = 2";
+        },
+        {TEXTOID, TIMESTAMPTZOID, INT4OID, JSONBOID});
+    Datum values[4] = {to_text(subject), TimestampTzGetDatum(next_iteration),
+                       Int32GetDatum(due ? 1 : 0), payload};
+    char nulls[4] = {' ', ' ', ' ', payload_null ? 'n' : ' '};
+    int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
+    spi_finish();
+    if (n > 0) {
+        count_finished(queue, "res", n);
+        metric_add(queue, due ? "pnd" : "pln", n);
+    }
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
+// doc_reject(queue, subject, message, details [, ref_id]): back to pending, or
+// killed when its attempts reached the queue's max_attempts; the reason goes
+// to the queue's log.
+Datum doc_reject(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::string subject = arg_text(fcinfo, 1, "subject");
+    std::string message = arg_text(fcinfo, 2, "message");
+    bool details_null = false;
+    Datum details = arg_datum(fcinfo, 3, &details_null);
+    std::optional<std::string> ref_id =
+        PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
+    spi_connect();
+    SPIPlanPtr plan = queue_plan(
+        queue, "reject",
+        [&] {
+            return "UPDATE " + docs_rel(queue) +
+                   " AS d SET status = CASE WHEN d.attempts >= COALESCE("
+                   "(SELECT q.max_attempts FROM fetchq.queues q WHERE q.name = $2), 5)"
+                   " THEN -1 ELSE 1 END,"
+                   " lock_upgrade = CASE WHEN d.lock_upgrade IS NULL THEN NULL ELSE now() END,"
+                   " iterations = d.iterations + 1, last_iteration = now()"
+                   " WHERE d.subject = $1 AND d.status = 2 RETURNING d.status";
+        },
+        {TEXTOID, TEXTOID});
+    Datum values[2] = {to_text(subject), to_text(queue)};
+    int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nullptr));
+    const bool killed = n > 0 && spi_int(0, 1) == -1;
+    if (n > 0) {
+        SPIPlanPtr log = queue_plan(
+            queue, "log_error",
+            [&] {
+                return "INSERT INTO " + logs_rel(queue) +
+                       " (created_at, subject, message, details, ref_id)"
+                       " VALUES (now(), $1, $2, $3, $4)";
+            },
+            {TEXTOID, TEXTOID, JSONBOID, TEXTOID});
+        Datum lv[4] = {to_text(subject), to_text(message), details,
+                       ref_id ? to_text(*ref_id) : (Datum)0};
+        char ln[4] = {' ', ' ', details_null ? 'n' : ' ', ref_id ? ' ' : 'n'};
+        queue_execute(queue, log, lv, ln);
+    }
+    spi_finish();
+    if (n > 0) {
+        count_finished(queue, "rej", n);
+        metric_add(queue, "err", n);
+        metric_add(queue, killed ? "kll" : "pnd", n);
+    }
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_doc_complete, fetchq::sql_api::doc_complete)
+FETCHQ_SQL_FUNCTION(fetchq_doc_kill, fetchq::sql_api::doc_kill)
+FETCHQ_SQL_FUNCTION(fetchq_doc_complete_many, fetchq::sql_api::doc_complete_many)
+FETCHQ_SQL_FUNCTION(fetchq_doc_drop, fetchq::sql_api::doc_drop)
+FETCHQ_SQL_FUNCTION(fetchq_doc_reschedule, fetchq::sql_api::doc_reschedule)
+FETCHQ_SQL_FUNCTION(fetchq_doc_reject, fetchq::sql_api::doc_reject)

@@ -1,0 +1,82 @@
+// doc_pick: takes the next pending documents of a queue and locks them for a
+// while (status 2); the rows are skipped, never waited for, when another
+// consumer holds them.
+#include "pg/args.hpp"
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+constexpr const char* kDefaultLock = "5m";
+
+SPIPlanPtr pick_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "pick",
+        [&] {
+            const std::string docs = docs_rel(queue);
+            return "UPDATE " + docs +
+                   " AS d SET status = 2, next_iteration = now() + $3, attempts = d.attempts + 1"
+                   " FROM (SELECT subject FROM " + docs +
+                   " WHERE status = 1 AND lock_upgrade IS NULL AND version = $1"
+                   " AND next_iteration <= now()"
+                   " ORDER BY priority DESC, next_iteration, attempts"
+                   " LIMIT $2 FOR UPDATE SKIP LOCKED) AS p"
+                   " WHERE d.subject = p.subject"
+                   " RETURNING d.subject, d.payload, d.version, d.priority, d.attempts,"
+                   " d.iterations, d.created_at, d.last_iteration, d.next_iteration,"
+                   " d.lock_upgrade";
+        },
+        {INT4OID, INT4OID, INTERVALOID});
+}
+
+// doc_pick(queue [, version, limit, duration]) / (queue, duration) / (queue, limit)
+Datum doc_pick(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    int32_t version = 0, limit = 1;
+    Interval* lock = nullptr;
+    switch (PG_NARGS()) {
+        case 1:
+            lock = parse_duration_or_throw(kDefaultLock, "duration");
+            break;
+        case 2: {
+            // (queue, duration varchar) or (queue, limit integer)
+            Oid type = get_fn_expr_argtype(fcinfo->flinfo, 1);
+            if (type == INT4OID) {
+                limit = arg_limit(fcinfo, 1, "limit");
+                lock = parse_duration_or_throw(kDefaultLock, "duration");
+            } else {
+                lock = arg_duration(fcinfo, 1, "duration");
+            }
+            break;
+        }
+        default:
+            version = arg_int(fcinfo, 1, "version");
+            limit = arg_limit(fcinfo, 2, "limit");
+            lock = arg_duration(fcinfo, 3, "duration");
+            break;
+    }
+    begin_rows(fcinfo);
+    if (limit == 0) return (Datum)0;
+    spi_connect();
+    SPIPlanPtr plan = pick_plan(queue);
+    Datum values[3] = {Int32GetDatum(version), Int32GetDatum(limit), IntervalPGetDatum(lock)};
+    const uint64_t n = queue_execute(queue, plan, values, nullptr);
+    for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    spi_finish();
+    if (n > 0) {
+        metric_add(queue, "pkd", static_cast<int64_t>(n));
+        metric_add(queue, "act", static_cast<int64_t>(n));
+        metric_add(queue, "pnd", -static_cast<int64_t>(n));
+    }
+    return (Datum)0;
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_doc_pick, fetchq::sql_api::doc_pick)

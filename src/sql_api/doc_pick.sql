@@ -1,0 +1,30 @@
+-- Picking documents (src/sql_api/doc_pick.cpp)
+
+CREATE FUNCTION fetchq.doc_pick(queue VARCHAR, version INTEGER, "limit" INTEGER,
+    duration VARCHAR)
+RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
+    attempts INTEGER, iterations BIGINT, created_at TIMESTAMP WITH TIME ZONE,
+    last_iteration TIMESTAMP WITH TIME ZONE, next_iteration TIMESTAMP WITH TIME ZONE,
+    lock_upgrade TIMESTAMP WITH TIME ZONE)
+AS 'MODULE_PATHNAME', 'fetchq_doc_pick' LANGUAGE C VOLATILE ROWS 10;
+
+CREATE FUNCTION fetchq.doc_pick(queue VARCHAR, duration VARCHAR)
+RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
+    attempts INTEGER, iterations BIGINT, created_at TIMESTAMP WITH TIME ZONE,
+    last_iteration TIMESTAMP WITH TIME ZONE, next_iteration TIMESTAMP WITH TIME ZONE,
+    lock_upgrade TIMESTAMP WITH TIME ZONE)
+AS 'MODULE_PATHNAME', 'fetchq_doc_pick' LANGUAGE C VOLATILE ROWS 1;
+
+CREATE FUNCTION fetchq.doc_pick(queue VARCHAR)
+RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
+    attempts INTEGER, iterations BIGINT, created_at TIMESTAMP WITH TIME ZONE,
+    last_iteration TIMESTAMP WITH TIME ZONE, next_iteration TIMESTAMP WITH TIME ZONE,
+    lock_upgrade TIMESTAMP WITH TIME ZONE)
+AS 'MODULE_PATHNAME', 'fetchq_doc_pick' LANGUAGE C VOLATILE ROWS 1;
+
+CREATE FUNCTION fetchq.doc_pick(queue VARCHAR, "limit" INTEGER)
+RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
+    attempts INTEGER, iterations BIGINT, created_at TIMESTAMP WITH TIME ZONE,
+    last_iteration TIMESTAMP WITH TIME ZONE, next_iteration TIMESTAMP WITH TIME ZONE,
+    lock_upgrade TIMESTAMP WITH TIME ZONE)
+AS 'MODULE_PATHNAME', 'fetchq_doc_pick' LANGUAGE C VOLATILE ROWS 10;

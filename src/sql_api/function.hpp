@@ -1,0 +1,16 @@
+// Declares an SQL-callable C function whose body is a C++ function taking
+// FunctionCallInfo and returning Datum, behind the error boundary.
+#pragma once
+
+#include "pg/guard.hpp"
+#include "pg/module.hpp"
+#include "pg/postgres.hpp"
+
+#define FETCHQ_SQL_FUNCTION(sql_name, impl)                                           \
+    extern "C" {                                                                      \
+    PG_FUNCTION_INFO_V1(sql_name);                                                    \
+    Datum sql_name(PG_FUNCTION_ARGS) {                                                \
+        ::fetchq::pg::notice_if_not_preloaded();                                      \
+        return ::fetchq::pg::sql_entry([fcinfo]() -> Datum { return impl(fcinfo); }); \
+    }                                                                                 \
+    }

@@ -1,0 +1,126 @@
+// queue_create, queue_drop, queue_get_id: a queue's catalog row, its three
+// tables and its maintenance jobs come and go together.
+#include "pg/args.hpp"
+#include "pg/queue_ddl.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+// Inserts the catalog row; returns its id and whether it is new.
+int32_t register_queue(const std::string& queue, bool* created) {
+    SPIPlanPtr insert = cached_plan(
+        "", "queue_register",
+        [] {
+            return std::string(
+                "INSERT INTO fetchq.queues (name, created_at) VALUES ($1, now()) "
+                "ON CONFLICT (name) DO NOTHING RETURNING id");
+        },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    if (spi_execute(insert, &name, nullptr, false) == 1) {
+        *created = true;
+        return static_cast<int32_t>(spi_int(0, 1));
+    }
+    *created = false;
+    SPIPlanPtr select = cached_plan(
+        "", "queue_id",
+        [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); }, {TEXTOID});
+    if (spi_execute(select, &name, nullptr, true, 1) != 1) throw_queue_missing(queue);
+    return static_cast<int32_t>(spi_int(0, 1));
+}
+
+void add_default_jobs(const std::string& queue) {
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_jobs",
+        [] {
+            return std::string(
+                "INSERT INTO fetchq.jobs (task, queue, next_iteration, last_iteration, "
+                "attempts, iterations, settings, payload) VALUES "
+                "('mnt', $1, now(), NULL, 0, 0, '{\"delay\":\"100ms\", \"duration\":\"1m\", "
+                "\"limit\":500}', '{}'), "
+                "('sts', $1, now(), NULL, 0, 0, '{\"delay\":\"5m\", \"duration\":\"5m\"}', '{}'), "
+                "('cmp', $1, now(), NULL, 0, 0, '{\"delay\":\"10m\", \"duration\":\"5m\"}', '{}'), "
+                "('drp', $1, now(), NULL, 0, 0, '{\"delay\":\"10m\", \"duration\":\"5m\"}', '{}') "
+                "ON CONFLICT DO NOTHING");
+        },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    spi_execute(plan, &name, nullptr, false);
+}
+
+void notify(const char* channel, const std::string& payload) {
+    const char* text = payload.c_str();
+    pg_call([&] { Async_Notify(channel, text); });
+}
+
+Datum queue_create(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    bool created = false;
+    int32_t id = register_queue(queue, &created);
+    if (created) {
+        create_queue_tables(queue);
+        add_default_jobs(queue);
+        notify("fetchq_queue_create", queue);
+    }
+    spi_finish();
+    Datum values[2] = {BoolGetDatum(created), Int32GetDatum(id)};
+    bool nulls[2] = {false, false};
+    return make_record(fcinfo, values, nulls);
+}
+
+Datum queue_drop(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_unregister",
+        [] { return std::string("DELETE FROM fetchq.queues WHERE name = $1 RETURNING id"); },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    if (spi_execute(plan, &name, nullptr, false) != 1) throw_queue_missing(queue);
+    const int32_t id = static_cast<int32_t>(spi_int(0, 1));
+    drop_queue_tables(queue);
+    SPIPlanPtr cleanup = cached_plan(
+        "", "queue_cleanup",
+        [] {
+            return std::string(
+                "WITH j AS (DELETE FROM fetchq.jobs WHERE queue = $1), "
+                "m AS (DELETE FROM fetchq.metrics WHERE queue = $1) "
+                "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
+        },
+        {TEXTOID});
+    spi_execute(cleanup, &name, nullptr, false);
+    queue_forget(queue);
+    notify("fetchq_queue_drop", queue);
+    spi_finish();
+    Datum values[2] = {BoolGetDatum(true), Int32GetDatum(id)};
+    bool nulls[2] = {false, false};
+    return make_record(fcinfo, values, nulls);
+}
+
+// Fetchq registered an unknown name here without creating its tables; a
+// half-made queue helps nobody, so an unknown name is an error.
+Datum queue_get_id(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    SPIPlanPtr select = cached_plan(
+        "", "queue_id",
+        [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); }, {TEXTOID});
+    Datum name = to_text(queue);
+    if (spi_execute(select, &name, nullptr, true, 1) != 1) throw_queue_missing(queue);
+    const int64_t id = spi_int(0, 1);
+    spi_finish();
+    PG_RETURN_INT64(id);
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_queue_create, fetchq::sql_api::queue_create)
+FETCHQ_SQL_FUNCTION(fetchq_queue_drop, fetchq::sql_api::queue_drop)
+FETCHQ_SQL_FUNCTION(fetchq_queue_get_id, fetchq::sql_api::queue_get_id)

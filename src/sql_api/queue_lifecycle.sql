@@ -1,0 +1,10 @@
+-- Queue lifecycle (src/sql_api/queue_lifecycle.cpp)
+
+CREATE FUNCTION fetchq.queue_create(queue VARCHAR, OUT was_created BOOLEAN, OUT queue_id INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_queue_create' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION fetchq.queue_drop(queue VARCHAR, OUT was_dropped BOOLEAN, OUT queue_id INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_queue_drop' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION fetchq.queue_get_id(queue VARCHAR, OUT queue_id BIGINT)
+AS 'MODULE_PATHNAME', 'fetchq_queue_get_id' LANGUAGE C VOLATILE;
