@@ -148,7 +148,16 @@ BatchArrays arrays_from_tuples(const std::vector<core::TupleDoc>& docs) {
         priorities[i] = Int32GetDatum(docs[i].priority);
         if (docs[i].payload) {
             const char* json = docs[i].payload->c_str();
-            payloads[i] = pg_call([&] { return DirectFunctionCall1(jsonb_in, CStringGetDatum(json)); });
+            try {
+                payloads[i] =
+                    pg_call([&] { return DirectFunctionCall1(jsonb_in, CStringGetDatum(json)); });
+            } catch (const PgError& e) {
+                throw core::Error(core::sqlstate::kInvalidTextRepresentation,
+                                  "malformed document list for argument data",
+                                  "The payload of document " + std::to_string(i + 1) + " (\"" +
+                                      docs[i].subject + "\") is not valid JSON: " + e.what(),
+                                  "Write each payload as a JSON text in single quotes.");
+            }
         } else {
             payload_nulls[i] = true;
             payloads[i] = 0;
