@@ -1,0 +1,96 @@
+// Document maintenance on demand: mnt_make_pending, mnt_reschedule_orphans,
+// mnt_mark_dead, mnt_run and mnt_run_all. The work is the scheduler's task
+// code (src/worker/tasks.hpp); these functions parse the arguments, hold the
+// SPI connection the tasks expect and shape the result.
+#include <string>
+#include <vector>
+
+#include "pg/args.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+#include "worker/tasks.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+using Task = int64_t (*)(std::string_view, int32_t);
+
+// (queue, limit) -> affected_rows
+Datum run_task(FunctionCallInfo fcinfo, Task task) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const int32_t limit = arg_limit(fcinfo, 1, "limit");
+    spi_connect();
+    const int64_t n = task(queue, limit);
+    spi_finish();
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
+Datum mnt_make_pending(FunctionCallInfo fcinfo) {
+    return run_task(fcinfo, worker::promote_planned);
+}
+
+Datum mnt_reschedule_orphans(FunctionCallInfo fcinfo) {
+    return run_task(fcinfo, worker::reschedule_orphans);
+}
+
+Datum mnt_mark_dead(FunctionCallInfo fcinfo) { return run_task(fcinfo, worker::mark_dead); }
+
+// The counts never exceed the int4 limit they were bounded by.
+void counts_to_values(const worker::MaintenanceCounts& c, Datum* values) {
+    values[0] = Int32GetDatum(static_cast<int32_t>(c.activated));
+    values[1] = Int32GetDatum(static_cast<int32_t>(c.rescheduled));
+    values[2] = Int32GetDatum(static_cast<int32_t>(c.killed));
+}
+
+// mnt_run(queue, limit) -> (activated_count, rescheduled_count, killed_count)
+Datum mnt_run(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const int32_t limit = arg_limit(fcinfo, 1, "limit");
+    spi_connect();
+    const worker::MaintenanceCounts counts = worker::maintain_queue(queue, limit);
+    spi_finish();
+    Datum values[3];
+    bool nulls[3] = {false, false, false};
+    counts_to_values(counts, values);
+    return make_record(fcinfo, values, nulls);
+}
+
+std::vector<std::string> all_queues() {
+    SPIPlanPtr plan =
+        cached_plan("", "mnt_queues",
+                    [] { return std::string("SELECT name FROM fetchq.queues ORDER BY name"); }, {});
+    const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
+    std::vector<std::string> names;
+    names.reserve(n);
+    for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
+    return names;
+}
+
+// mnt_run_all(limit) -> one row per queue, in name order.
+Datum mnt_run_all(FunctionCallInfo fcinfo) {
+    const int32_t limit = arg_limit(fcinfo, 0, "limit");
+    begin_rows(fcinfo);
+    spi_connect();
+    for (const std::string& queue : all_queues()) {
+        const worker::MaintenanceCounts counts = worker::maintain_queue(queue, limit);
+        Datum values[4];
+        bool nulls[4] = {false, false, false, false};
+        values[0] = to_text(queue);
+        counts_to_values(counts, values + 1);
+        add_row(fcinfo, values, nulls);
+    }
+    spi_finish();
+    return (Datum)0;
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_mnt_make_pending, fetchq::sql_api::mnt_make_pending)
+FETCHQ_SQL_FUNCTION(fetchq_mnt_reschedule_orphans, fetchq::sql_api::mnt_reschedule_orphans)
+FETCHQ_SQL_FUNCTION(fetchq_mnt_mark_dead, fetchq::sql_api::mnt_mark_dead)
+FETCHQ_SQL_FUNCTION(fetchq_mnt_run, fetchq::sql_api::mnt_run)
+FETCHQ_SQL_FUNCTION(fetchq_mnt_run_all, fetchq::sql_api::mnt_run_all)

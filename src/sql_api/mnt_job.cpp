@@ -1,0 +1,339 @@
+// Maintenance jobs (fetchq.jobs): mnt_job_pick, mnt_job_reschedule,
+// mnt_job_run and mnt. A job is a task on a queue ('*' for global ones)
+// that is due at next_iteration; running it locks it for a while, does the
+// task and plans the next run `delay` later.
+//
+// Fetchq ran all due jobs in one block and turned any error into
+// success = false, undoing every job of the round. Here each job runs in
+// its own subtransaction: a failing job is rolled back alone, reported as
+// a WARNING and left locked until its lock expires, so it is retried, at
+// most 5 times in a row (mnt_job_pick skips jobs with attempts >= 5); the
+// other jobs of the round still run and success tells whether all did.
+#include <charconv>
+#include <climits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/queue_name.hpp"
+#include "pg/args.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+#include "worker/tasks.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+constexpr const char* kDefaultLock = "5m";
+constexpr const char* kDefaultDelay = "5m";
+constexpr int32_t kDefaultJobLimit = 1;
+constexpr int32_t kDefaultTaskLimit = 100;
+
+// Columns 1..9 are mnt_job_pick's result; 10..12 the settings mnt_job_run
+// reads. Jobs come in id order, so a round runs them in a stable order.
+SPIPlanPtr pick_plan() {
+    return cached_plan(
+        "", "mnt_job_pick",
+        [] {
+            return std::string(
+                "WITH picked AS (UPDATE fetchq.jobs AS j SET next_iteration = now() + $1,"
+                " attempts = j.attempts + 1"
+                " WHERE j.id = ANY (ARRAY(SELECT id FROM fetchq.jobs"
+                " WHERE attempts < 5 AND next_iteration <= now()"
+                " ORDER BY next_iteration, attempts LIMIT $2 FOR UPDATE SKIP LOCKED))"
+                " RETURNING j.id, j.task, j.queue, j.attempts, j.iterations, j.next_iteration,"
+                " j.last_iteration, j.settings, j.payload, j.settings ->> 'limit',"
+                " j.settings ->> 'delay', j.settings ->> 'duration')"
+                " SELECT * FROM picked ORDER BY id");
+        },
+        {INTERVALOID, INT4OID});
+}
+
+uint64_t pick(Interval* lock, int32_t limit) {
+    Datum values[2] = {IntervalPGetDatum(lock), Int32GetDatum(limit)};
+    return spi_execute(pick_plan(), values, nullptr, false);
+}
+
+// Next run `delay` from now; false when there is no such job.
+bool reschedule(int32_t id, Interval* delay) {
+    SPIPlanPtr plan = cached_plan(
+        "", "mnt_job_reschedule",
+        [] {
+            return std::string(
+                "UPDATE fetchq.jobs SET next_iteration = now() + $2, last_iteration = now(),"
+                " iterations = iterations + 1, attempts = 0 WHERE id = $1");
+        },
+        {INT4OID, INTERVALOID});
+    Datum values[2] = {Int32GetDatum(id), IntervalPGetDatum(delay)};
+    return spi_execute(plan, values, nullptr, false) == 1;
+}
+
+// Keeps a running job locked for `duration` instead of the picker's lock.
+void extend_lock(int32_t id, Interval* duration) {
+    SPIPlanPtr plan = cached_plan(
+        "", "mnt_job_lock",
+        [] {
+            return std::string("UPDATE fetchq.jobs SET next_iteration = now() + $2 WHERE id = $1");
+        },
+        {INT4OID, INTERVALOID});
+    Datum values[2] = {Int32GetDatum(id), IntervalPGetDatum(duration)};
+    spi_execute(plan, values, nullptr, false);
+}
+
+struct Job {
+    int32_t id = 0;
+    std::string task;
+    std::string queue;
+    std::optional<std::string> limit, delay, duration;  // from settings
+};
+
+std::optional<std::string> optional_text(uint64_t row, int col) {
+    const char* s = spi_text(row, col);
+    return s ? std::optional<std::string>(s) : std::nullopt;
+}
+
+std::vector<Job> picked_jobs(uint64_t n) {
+    std::vector<Job> jobs(n);
+    for (uint64_t row = 0; row < n; ++row) {
+        Job& job = jobs[row];
+        job.id = static_cast<int32_t>(spi_int(row, 1));
+        job.task = spi_text(row, 2);
+        job.queue = spi_text(row, 3);
+        job.limit = optional_text(row, 10);
+        job.delay = optional_text(row, 11);
+        job.duration = optional_text(row, 12);
+    }
+    return jobs;
+}
+
+int32_t task_limit(const Job& job) {
+    if (!job.limit) return kDefaultTaskLimit;
+    const std::string& s = *job.limit;
+    int32_t v = -1;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || v < 0)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "invalid settings.limit \"" + s + "\"", {},
+                          "Set settings.limit to a non-negative integer.");
+    return v;
+}
+
+// Functions of other families, called by their SQL names.
+void call_global(const char* plan_name, const char* sql) {
+    SPIPlanPtr plan = cached_plan("", plan_name, [&] { return std::string(sql); }, {});
+    spi_execute(plan, nullptr, nullptr, false);
+}
+
+void call_on_queue(const char* plan_name, const char* sql, const std::string& queue) {
+    SPIPlanPtr plan = cached_plan("", plan_name, [&] { return std::string(sql); }, {VARCHAROID});
+    Datum arg = to_text(queue);
+    spi_execute(plan, &arg, nullptr, false);
+}
+
+// Does the job's task; false for an unknown task.
+bool run_task(const Job& job) {
+    const std::string& t = job.task;
+    if (t == "lgp") {
+        call_global("job_lgp", "SELECT * FROM fetchq.metric_log_pack()");
+        return true;
+    }
+    if (t != "mnt" && t != "drp" && t != "sts" && t != "cmp") return false;
+    core::check_queue_name(job.queue, "queue");
+    if (t == "mnt") {
+        worker::maintain_queue(job.queue, task_limit(job));
+    } else if (t == "drp") {
+        call_on_queue("job_drp_metrics", "SELECT * FROM fetchq.queue_drop_metrics($1)", job.queue);
+        call_on_queue("job_drp_logs", "SELECT * FROM fetchq.queue_drop_logs($1)", job.queue);
+    } else if (t == "sts") {
+        call_on_queue("job_sts", "SELECT * FROM fetchq.metric_snap($1)", job.queue);
+    }
+    // "cmp" (compute metrics) was planned by Fetchq 4 but never did anything:
+    // it stays a no-op job that is only rescheduled.
+    return true;
+}
+
+void warn(const char* message, const char* detail, const char* hint) {
+    pg_call([&] {
+        ereport(WARNING,
+                (errmsg_internal("%s", message), detail ? errdetail_internal("%s", detail) : 0,
+                 hint ? errhint("%s", hint) : 0));
+    });
+}
+
+// (task, queue) is unique in fetchq.jobs; ids vary from one database to another.
+std::string describe(const Job& job) {
+    return "fetchq: maintenance job \"" + job.task + "\" of queue \"" + job.queue + "\"";
+}
+
+enum class Outcome { kDone, kUnknownTask, kFailed };
+
+// Runs the job in a subtransaction, as PL/pgSQL runs an EXCEPTION block. A
+// failure rolls back the job's work and counters only; a query cancel is
+// not a job failure and goes on up.
+Outcome run_isolated(const Job& job) {
+    MemoryContext cxt = CurrentMemoryContext;
+    ResourceOwner owner = CurrentResourceOwner;
+    pg_call([&] {
+        BeginInternalSubTransaction(nullptr);
+        MemoryContextSwitchTo(cxt);
+    });
+    auto finish = [&](bool commit) {
+        pg_call([&] {
+            if (commit)
+                ReleaseCurrentSubTransaction();
+            else
+                RollbackAndReleaseCurrentSubTransaction();
+            MemoryContextSwitchTo(cxt);
+            CurrentResourceOwner = owner;
+        });
+    };
+    std::string error;
+    try {
+        const bool known = run_task(job);
+        finish(true);
+        return known ? Outcome::kDone : Outcome::kUnknownTask;
+    } catch (const PgError& e) {
+        if (e.sqlerrcode() == ERRCODE_QUERY_CANCELED) {
+            finish(false);
+            throw;
+        }
+        error = e.what();
+    } catch (const core::Error& e) {
+        error = e.what();
+    } catch (...) {
+        finish(false);
+        throw;
+    }
+    finish(false);
+    warn((describe(job) + " failed").c_str(), error.c_str(),
+         "The job is retried when its lock expires; after 5 failed runs in a row it is "
+         "left alone until fetchq.mnt_job_reschedule() resets it.");
+    return Outcome::kFailed;
+}
+
+struct RunResult {
+    bool success = true;
+    int32_t processed = 0;
+};
+
+// One job: its settings, its lock, its task, its next run.
+bool run_job(const Job& job) {
+    Interval* delay = nullptr;
+    try {
+        delay = parse_duration_or_throw(job.delay.value_or(kDefaultDelay), "settings.delay");
+        if (job.duration)
+            extend_lock(job.id, parse_duration_or_throw(*job.duration, "settings.duration"));
+        if (job.task == "mnt") task_limit(job);
+    } catch (const core::Error& e) {
+        warn((describe(job) + " has invalid settings").c_str(), e.what(),
+             "Fix the job's settings in fetchq.jobs.");
+        return false;
+    }
+    const Outcome outcome = run_isolated(job);
+    if (outcome == Outcome::kFailed) return false;
+    if (outcome == Outcome::kUnknownTask)
+        warn((describe(job) + " has an unknown task").c_str(), nullptr,
+             "Known tasks are lgp, mnt, drp, sts and cmp; the job is only rescheduled.");
+    reschedule(job.id, delay);
+    return true;
+}
+
+RunResult run_due_jobs(Interval* lock, int32_t limit) {
+    RunResult result;
+    if (limit == 0) return result;
+    const std::vector<Job> jobs = picked_jobs(pick(lock, limit));
+    for (const Job& job : jobs) {
+        if (run_job(job))
+            ++result.processed;
+        else
+            result.success = false;
+    }
+    return result;
+}
+
+// mnt_job_pick(lock_duration, limit) -> the due jobs, now locked.
+Datum mnt_job_pick(FunctionCallInfo fcinfo) {
+    Interval* lock = arg_duration(fcinfo, 0, "lock_duration");
+    const int32_t limit = arg_limit(fcinfo, 1, "limit");
+    begin_rows(fcinfo);
+    spi_connect();
+    const uint64_t n = pick(lock, limit);
+    for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    spi_finish();
+    return (Datum)0;
+}
+
+// mnt_job_reschedule(id, delay) -> success: false when no job has this id.
+Datum mnt_job_reschedule(FunctionCallInfo fcinfo) {
+    const int32_t id = arg_int(fcinfo, 0, "id");
+    Interval* delay = arg_duration(fcinfo, 1, "delay");
+    spi_connect();
+    const bool found = reschedule(id, delay);
+    spi_finish();
+    PG_RETURN_BOOL(found);
+}
+
+// mnt_job_run(lock_duration, limit) / (limit) / () -> (success, processed)
+Datum mnt_job_run(FunctionCallInfo fcinfo) {
+    Interval* lock = nullptr;
+    int32_t limit = kDefaultJobLimit;
+    if (PG_NARGS() == 2) {
+        lock = arg_duration(fcinfo, 0, "lock_duration");
+        limit = arg_limit(fcinfo, 1, "limit");
+    } else {
+        lock = parse_duration_or_throw(kDefaultLock, "lock_duration");
+        if (PG_NARGS() == 1) limit = arg_limit(fcinfo, 0, "limit");
+    }
+    spi_connect();
+    const RunResult result = run_due_jobs(lock, limit);
+    spi_finish();
+    Datum values[2] = {BoolGetDatum(result.success), Int32GetDatum(result.processed)};
+    bool nulls[2] = {false, false};
+    return make_record(fcinfo, values, nulls);
+}
+
+// Makes every per-queue job due.
+void make_queue_jobs_due() {
+    SPIPlanPtr plan = cached_plan(
+        "", "mnt_jobs_due",
+        [] {
+            return std::string(
+                "UPDATE fetchq.jobs SET next_iteration = now() - interval '1 millisecond'"
+                " WHERE id = ANY (ARRAY(SELECT id FROM fetchq.jobs WHERE queue <> '*'"
+                " FOR UPDATE SKIP LOCKED))");
+        },
+        {});
+    spi_execute(plan, nullptr, nullptr, false);
+}
+
+// mnt(lock_duration) / mnt() -> (processed, packed): runs every per-queue
+// job now, then folds the metric writes. Jobs locked by a concurrent run
+// are skipped. Fetchq bounded the round by the number of per-queue jobs,
+// which left one behind whenever a global job was due too; here the round
+// takes every due job.
+Datum mnt(FunctionCallInfo fcinfo) {
+    Interval* lock = PG_NARGS() == 1 ? arg_duration(fcinfo, 0, "lock_duration")
+                                     : parse_duration_or_throw(kDefaultLock, "lock_duration");
+    spi_connect();
+    make_queue_jobs_due();
+    const RunResult result = run_due_jobs(lock, INT32_MAX);
+    call_global("job_lgp", "SELECT * FROM fetchq.metric_log_pack()");
+    const int64_t packed = SPI_processed > 0 ? spi_int(0, 1) : 0;
+    spi_finish();
+    Datum values[2] = {Int32GetDatum(result.processed),
+                       Int32GetDatum(static_cast<int32_t>(packed))};
+    bool nulls[2] = {false, false};
+    return make_record(fcinfo, values, nulls);
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_mnt_job_pick, fetchq::sql_api::mnt_job_pick)
+FETCHQ_SQL_FUNCTION(fetchq_mnt_job_reschedule, fetchq::sql_api::mnt_job_reschedule)
+FETCHQ_SQL_FUNCTION(fetchq_mnt_job_run, fetchq::sql_api::mnt_job_run)
+FETCHQ_SQL_FUNCTION(fetchq_mnt, fetchq::sql_api::mnt)

@@ -1,0 +1,60 @@
+// Active documents whose lock expired: their consumer is gone. Those with
+// attempts left go back to pending (orphans), the others are killed (dead).
+#include "core/error.hpp"
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "worker/tasks.hpp"
+
+namespace fetchq::worker {
+namespace {
+
+using namespace fetchq::pg;
+
+// `attempts_test` compares d.attempts with the queue's max_attempts, read
+// in the statement so a change by queue_set_max_attempts applies at once
+// (5, Fetchq's default, when the catalog row is missing). Rows are chosen
+// by lock expiry on the active partial index, locked without waiting, and
+// updated through the primary key (see task_promote.cpp).
+int64_t update_expired(std::string_view queue, const char* plan_name, int new_status,
+                       const char* attempts_test, int32_t limit) {
+    check_task_limit(limit);
+    SPIPlanPtr plan = queue_plan(
+        queue, plan_name,
+        [&] {
+            const std::string docs = docs_rel(queue);
+            return "UPDATE " + docs + " SET status = " + std::to_string(new_status) +
+                   " WHERE subject = ANY (ARRAY(SELECT subject FROM " + docs +
+                   " WHERE status = 2 AND lock_upgrade IS NULL AND next_iteration < now()"
+                   " AND attempts " +
+                   attempts_test +
+                   " COALESCE((SELECT q.max_attempts FROM fetchq.queues q WHERE q.name = $2), 5)"
+                   " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))";
+        },
+        {INT4OID, TEXTOID});
+    Datum values[2] = {Int32GetDatum(limit), to_text(queue)};
+    return static_cast<int64_t>(queue_execute(queue, plan, values, nullptr));
+}
+
+void count_expired(std::string_view queue, const char* outcome, int64_t n) {
+    if (n == 0) return;
+    metric_add(queue, "err", n);
+    metric_add(queue, "orp", n);
+    metric_add(queue, outcome, n);
+    metric_add(queue, "act", -n);
+}
+
+}  // namespace
+
+int64_t reschedule_orphans(std::string_view queue, int32_t limit) {
+    const int64_t n = update_expired(queue, "mnt_orphans", 1, "<", limit);
+    count_expired(queue, "pnd", n);
+    return n;
+}
+
+int64_t mark_dead(std::string_view queue, int32_t limit) {
+    const int64_t n = update_expired(queue, "mnt_dead", -1, ">=", limit);
+    count_expired(queue, "kll", n);
+    return n;
+}
+
+}  // namespace fetchq::worker

@@ -1,0 +1,36 @@
+// Promotion: planned documents whose time has come become pending.
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "worker/tasks.hpp"
+
+namespace fetchq::worker {
+
+using namespace fetchq::pg;
+
+// The rows are chosen and locked in an InitPlan and updated through the
+// primary key: a join would let a generic plan hash-join against a
+// sequential scan of the whole table.
+int64_t promote_planned(std::string_view queue, int32_t limit) {
+    check_task_limit(limit);
+    SPIPlanPtr plan = queue_plan(
+        queue, "mnt_promote",
+        [&] {
+            const std::string docs = docs_rel(queue);
+            return "UPDATE " + docs +
+                   " SET status = 1 WHERE subject = ANY (ARRAY("
+                   "SELECT subject FROM " +
+                   docs +
+                   " WHERE status = 0 AND lock_upgrade IS NULL AND next_iteration <= now()"
+                   " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))";
+        },
+        {INT4OID});
+    Datum value = Int32GetDatum(limit);
+    const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &value, nullptr));
+    if (n > 0) {
+        metric_add(queue, "pnd", n);
+        metric_add(queue, "pln", -n);
+    }
+    return n;
+}
+
+}  // namespace fetchq::worker

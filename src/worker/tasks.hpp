@@ -1,0 +1,50 @@
+// Maintenance of one queue's documents: the work behind fetchq.mnt_* and,
+// later, the background scheduler. Each task changes at most `limit`
+// documents in one statement, oldest first, skipping rows that a consumer
+// holds locked (FOR UPDATE SKIP LOCKED), so it never waits for a consumer
+// and its cost grows with the rows it changes, not with the queue's size.
+//
+// Calling convention (all tasks):
+// - the caller is connected to SPI (pg::spi_connect) and has an active
+//   snapshot; tasks never connect or finish SPI themselves, so a caller can
+//   run several tasks, and its own statements, on one connection. A SQL
+//   function gets the snapshot from the executor; a worker pushes one.
+// - `queue` is a valid queue name (pg::arg_queue or fetchq.queues checked
+//   it); a queue without tables raises "queue ... does not exist".
+// - `limit` >= 0 (negative raises 22023); 0 changes nothing.
+// - the counters of the change (pnd, pln, act, ...) are added with
+//   pg::metric_add, so they are written when the caller's transaction
+//   commits and vanish if it rolls back.
+// - errors are thrown as C++ exceptions (pg::PgError, core::Error).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace fetchq::worker {
+
+// Planned documents (status 0) that are due become pending (1).
+int64_t promote_planned(std::string_view queue, int32_t limit);
+
+// Active documents (2) whose lock expired and that have attempts left
+// (attempts < the queue's max_attempts) go back to pending (1).
+int64_t reschedule_orphans(std::string_view queue, int32_t limit);
+
+// Active documents (2) whose lock expired and that used up their attempts
+// become killed (-1).
+int64_t mark_dead(std::string_view queue, int32_t limit);
+
+struct MaintenanceCounts {
+    int64_t activated = 0;
+    int64_t rescheduled = 0;
+    int64_t killed = 0;
+};
+
+// The three tasks above, each with its own `limit`, in Fetchq's order:
+// dead, orphans, promotion.
+MaintenanceCounts maintain_queue(std::string_view queue, int32_t limit);
+
+// Raises 22023 when limit < 0 (shared by the tasks).
+void check_task_limit(int32_t limit);
+
+}  // namespace fetchq::worker
