@@ -7,8 +7,49 @@
 namespace fetchq::pg {
 namespace {
 
-std::string index_name(std::string_view queue, const char* what) {
-    return quote_ident(std::string(queue) + "__docs_" + what + "_idx");
+enum class Table { kDocs, kLogs, kMetrics };
+
+struct IndexSpec {
+    const char* suffix;  // the index is named <queue><suffix>
+    Table table;
+    const char* definition;  // what follows ON <table>
+};
+
+constexpr IndexSpec kIndexes[] = {
+    // doc_pick: pending documents of any version, in pick order.
+    {"__docs_pick_idx", Table::kDocs,
+     " (version, priority DESC, next_iteration, attempts)"
+     " WHERE status = 1 AND lock_upgrade IS NULL"},
+    // promotion of planned documents.
+    {"__docs_planned_idx", Table::kDocs,
+     " (next_iteration) WHERE status = 0 AND lock_upgrade IS NULL"},
+    // orphans and dead documents: active ones by lock expiry.
+    {"__docs_active_idx", Table::kDocs,
+     " (next_iteration) WHERE status = 2 AND lock_upgrade IS NULL"},
+    // retention of logs and metrics.
+    {"__logs_created_idx", Table::kLogs, " (created_at)"},
+    {"__metrics_created_idx", Table::kMetrics, " (created_at)"},
+};
+
+std::string table_rel(std::string_view queue, Table table) {
+    switch (table) {
+        case Table::kDocs:
+            return docs_rel(queue);
+        case Table::kLogs:
+            return logs_rel(queue);
+        case Table::kMetrics:
+            return metrics_rel(queue);
+    }
+    return {};
+}
+
+// Looked up first, so that existing indexes raise no "already exists" notice.
+bool index_exists(const std::string& name) {
+    const char* relname = name.c_str();
+    return pg_call([&] {
+        Oid schema = get_namespace_oid("fetchq_data", false);
+        return OidIsValid(get_relname_relid(relname, schema));
+    });
 }
 
 }  // namespace
@@ -44,27 +85,27 @@ void create_queue_tables(std::string_view queue) {
     create_queue_indexes(queue);
 }
 
-void create_queue_indexes(std::string_view queue) {
-    const std::string docs = docs_rel(queue);
-    // doc_pick: pending documents of any version, in pick order.
-    spi_execute_text("CREATE INDEX IF NOT EXISTS " + index_name(queue, "pick") + " ON " + docs +
-                     " (version, priority DESC, next_iteration, attempts)"
-                     " WHERE status = 1 AND lock_upgrade IS NULL");
-    // promotion of planned documents.
-    spi_execute_text("CREATE INDEX IF NOT EXISTS " + index_name(queue, "planned") + " ON " +
-                     docs + " (next_iteration) WHERE status = 0 AND lock_upgrade IS NULL");
-    // orphans and dead documents: active ones by lock expiry.
-    spi_execute_text("CREATE INDEX IF NOT EXISTS " + index_name(queue, "active") + " ON " +
-                     docs + " (next_iteration) WHERE status = 2 AND lock_upgrade IS NULL");
-    spi_execute_text("CREATE INDEX IF NOT EXISTS " + quote_ident(std::string(queue) + "__logs_created_idx") +
-                     " ON " + logs_rel(queue) + " (created_at)");
-    spi_execute_text("CREATE INDEX IF NOT EXISTS " + quote_ident(std::string(queue) + "__metrics_created_idx") +
-                     " ON " + metrics_rel(queue) + " (created_at)");
+int create_queue_indexes(std::string_view queue) {
+    int created = 0;
+    for (const IndexSpec& index : kIndexes) {
+        const std::string name = std::string(queue) + index.suffix;
+        if (index_exists(name)) continue;
+        spi_execute_text("CREATE INDEX IF NOT EXISTS " + quote_ident(name) + " ON " +
+                         table_rel(queue, index.table) + index.definition);
+        ++created;
+    }
+    return created;
 }
 
-void drop_queue_indexes(std::string_view queue) {
-    for (const char* what : {"pick", "planned", "active"})
-        spi_execute_text("DROP INDEX IF EXISTS fetchq_data." + index_name(queue, what));
+int drop_queue_indexes(std::string_view queue) {
+    int dropped = 0;
+    for (const IndexSpec& index : kIndexes) {
+        const std::string name = std::string(queue) + index.suffix;
+        if (!index_exists(name)) continue;
+        spi_execute_text("DROP INDEX IF EXISTS fetchq_data." + quote_ident(name));
+        ++dropped;
+    }
+    return dropped;
 }
 
 void drop_queue_tables(std::string_view queue) {

@@ -5,12 +5,18 @@
 
 namespace fetchq::pg {
 
-// Creates <queue>__docs, __logs, __metrics and the docs indexes.
+// Creates <queue>__docs, __logs, __metrics and the queue's indexes.
 void create_queue_tables(std::string_view queue);
-// Creates the docs indexes that are missing; returns nothing to rebuild:
-// no index depends on max_attempts or current_version.
-void create_queue_indexes(std::string_view queue);
-void drop_queue_indexes(std::string_view queue);
+
+// The queue's indexes: pick (pending documents of every version), planned,
+// active, and created_at on __logs and __metrics for retention. None depends
+// on max_attempts or current_version, so changing those never needs a
+// rebuild, and dropping a version has no index to drop.
+// Creates the missing ones; returns how many it created.
+int create_queue_indexes(std::string_view queue);
+// Drops the ones that exist; returns how many it dropped.
+int drop_queue_indexes(std::string_view queue);
+
 void drop_queue_tables(std::string_view queue);
 
 }  // namespace fetchq::pg

@@ -1,0 +1,143 @@
+// Looking at and emptying queues: queue_top, queue_status, queue_truncate,
+// queue_truncate_all.
+#include <string>
+#include <vector>
+
+#include "pg/args.hpp"
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+// queue_top(queue, version, limit, offset): a page of the documents of one
+// version, in pick order (subject breaks ties, so pages do not overlap).
+Datum queue_top(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const int32_t version = arg_int(fcinfo, 1, "version");
+    const int32_t limit = arg_limit(fcinfo, 2, "limit");
+    const int32_t offset = arg_limit(fcinfo, 3, "offset");
+    begin_rows(fcinfo);
+    spi_connect();
+    require_queue(queue);
+    SPIPlanPtr plan =
+        queue_plan(queue, "top",
+                   [&] {
+                       return "SELECT subject, payload, version, priority, attempts, iterations,"
+                              " created_at, last_iteration, next_iteration, lock_upgrade FROM " +
+                              docs_rel(queue) +
+                              " WHERE version = $1 ORDER BY priority DESC, next_iteration, subject"
+                              " LIMIT $2 OFFSET $3";
+                   },
+                   {INT4OID, INT4OID, INT4OID});
+    Datum values[3] = {Int32GetDatum(version), Int32GetDatum(limit), Int32GetDatum(offset)};
+    const uint64_t n = queue_execute(queue, plan, values, nullptr, true);
+    for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    spi_finish();
+    return (Datum)0;
+}
+
+// queue_status() / queue_status(queue): id, name, is_active of the queues.
+Datum queue_status(FunctionCallInfo fcinfo) {
+    const bool one = PG_NARGS() > 0;
+    std::string queue = one ? arg_queue(fcinfo, 0) : std::string();
+    begin_rows(fcinfo);
+    spi_connect();
+    SPIPlanPtr plan;
+    uint64_t n;
+    if (one) {
+        plan = cached_plan(
+            "", "queue_status_one",
+            [] {
+                return std::string("SELECT id, name, is_active FROM fetchq.queues WHERE name = $1");
+            },
+            {TEXTOID});
+        Datum name = to_text(queue);
+        n = spi_execute(plan, &name, nullptr, true);
+        if (n == 0) throw_queue_missing(queue);
+    } else {
+        plan = cached_plan(
+            "", "queue_status_all",
+            [] { return std::string("SELECT id, name, is_active FROM fetchq.queues ORDER BY id"); },
+            {});
+        n = spi_execute(plan, nullptr, nullptr, true);
+    }
+    for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    spi_finish();
+    return (Datum)0;
+}
+
+// Empties one queue's documents (and with `empty` its logs and metrics and
+// the run history of its maintenance jobs), then recounts its counters from
+// scratch. Runs inside an SPI connection.
+void truncate_queue(const std::string& queue, bool empty) {
+    require_queue(queue);
+    if (empty) {
+        spi_execute_text("TRUNCATE " + docs_rel(queue) + ", " + logs_rel(queue) + ", " +
+                         metrics_rel(queue) + " RESTART IDENTITY");
+        SPIPlanPtr jobs =
+            cached_plan("", "queue_truncate_jobs",
+                        [] {
+                            return std::string(
+                                "UPDATE fetchq.jobs SET attempts = 0, iterations = 0, "
+                                "next_iteration = now(), last_iteration = NULL WHERE queue = $1");
+                        },
+                        {TEXTOID});
+        Datum name = to_text(queue);
+        spi_execute(jobs, &name, nullptr, false);
+    } else {
+        spi_execute_text("TRUNCATE " + docs_rel(queue));
+    }
+    // Changes counted earlier in this transaction describe documents that are
+    // gone: drop them before metric_reset recounts.
+    metric_forget_queue(queue);
+    SPIPlanPtr reset =
+        cached_plan("", "queue_truncate_metric_reset",
+                    [] { return std::string("SELECT * FROM fetchq.metric_reset($1)"); }, {TEXTOID});
+    Datum name = to_text(queue);
+    spi_execute(reset, &name, nullptr, false);
+}
+
+// queue_truncate(queue [, empty])
+Datum queue_truncate(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const bool empty = PG_NARGS() > 1 ? arg_bool(fcinfo, 1, "empty") : false;
+    spi_connect();
+    truncate_queue(queue, empty);
+    spi_finish();
+    PG_RETURN_BOOL(true);
+}
+
+std::vector<std::string> all_queues() {
+    SPIPlanPtr plan =
+        cached_plan("", "queue_names",
+                    [] { return std::string("SELECT name FROM fetchq.queues ORDER BY name"); }, {});
+    const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
+    std::vector<std::string> names;
+    names.reserve(n);
+    for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
+    return names;
+}
+
+// queue_truncate_all([empty]): queue_truncate on every queue; with `empty`
+// the counters of every queue, even unregistered ones, are cleared first.
+Datum queue_truncate_all(FunctionCallInfo fcinfo) {
+    const bool empty = PG_NARGS() > 0 ? arg_bool(fcinfo, 0, "empty") : false;
+    spi_connect();
+    if (empty) spi_execute_text("TRUNCATE fetchq.metrics, fetchq.metrics_writes RESTART IDENTITY");
+    for (const std::string& queue : all_queues()) truncate_queue(queue, empty);
+    spi_finish();
+    PG_RETURN_BOOL(true);
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_queue_top, fetchq::sql_api::queue_top)
+FETCHQ_SQL_FUNCTION(fetchq_queue_status, fetchq::sql_api::queue_status)
+FETCHQ_SQL_FUNCTION(fetchq_queue_truncate, fetchq::sql_api::queue_truncate)
+FETCHQ_SQL_FUNCTION(fetchq_queue_truncate_all, fetchq::sql_api::queue_truncate_all)

@@ -1,0 +1,124 @@
+// A queue's settings and indexes: queue_create_indexes, queue_drop_indexes,
+// queue_set_max_attempts, queue_set_current_version, queue_drop_version.
+//
+// Fetchq 4 built one pick index per version and orphan/dead indexes whose
+// predicates held max_attempts, and meant to rebuild them when those changed
+// (it never did). fetchq's indexes (pg/queue_ddl.hpp) cover every version and
+// hold no setting, so a setting changes by updating its catalog row alone.
+#include <string>
+
+#include "core/error.hpp"
+#include "pg/args.hpp"
+#include "pg/queue_ddl.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+// queue_create_indexes(queue) / (queue, version, attempts): creates the
+// queue's missing indexes. version and attempts only shaped Fetchq 4's
+// per-version, per-max_attempts indexes; ours serve every value, so they are
+// checked but unused. was_created: every index is in place.
+Datum queue_create_indexes(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    if (PG_NARGS() > 1) {
+        arg_int(fcinfo, 1, "version");
+        arg_int(fcinfo, 2, "attempts");
+    }
+    spi_connect();
+    require_queue(queue);
+    create_queue_indexes(queue);
+    spi_finish();
+    PG_RETURN_BOOL(true);
+}
+
+// queue_drop_indexes(queue): drops the queue's indexes (queue_create_indexes
+// puts them back). was_dropped: none is left.
+Datum queue_drop_indexes(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    require_queue(queue);
+    drop_queue_indexes(queue);
+    spi_finish();
+    PG_RETURN_BOOL(true);
+}
+
+// Sets one integer column of the queue's catalog row, then makes sure the
+// queue's indexes exist, as Fetchq 4 did after a change; nothing is rebuilt
+// since no index depends on the setting. Returns (affected_rows, was_reindexed).
+Datum set_queue_int(FunctionCallInfo fcinfo, const std::string& queue, const char* plan_name,
+                    const char* column, int32_t value) {
+    spi_connect();
+    SPIPlanPtr plan = cached_plan(
+        "", plan_name,
+        [&] { return std::string("UPDATE fetchq.queues SET ") + column + " = $2 WHERE name = $1"; },
+        {TEXTOID, INT4OID});
+    Datum values[2] = {to_text(queue), Int32GetDatum(value)};
+    const uint64_t n = spi_execute(plan, values, nullptr, false);
+    if (n == 0) throw_queue_missing(queue);
+    create_queue_indexes(queue);
+    spi_finish();
+    Datum out[2] = {Int32GetDatum(static_cast<int32_t>(n)), BoolGetDatum(true)};
+    bool nulls[2] = {false, false};
+    return make_record(fcinfo, out, nulls);
+}
+
+// queue_set_max_attempts(queue, max_attempts): a document is killed once it
+// was picked max_attempts times, so fewer than 1 makes no sense.
+Datum queue_set_max_attempts(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const int32_t max_attempts = arg_int(fcinfo, 1, "max_attempts");
+    if (max_attempts < 1)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument max_attempts must be at least 1",
+                          "The value was " + std::to_string(max_attempts) + ".",
+                          "Pass how many times a document may be picked before it is killed.");
+    return set_queue_int(fcinfo, queue, "queue_set_max_attempts", "max_attempts", max_attempts);
+}
+
+// queue_set_current_version(queue, version): versions are labels; any
+// integer, negative ones included, is accepted.
+Datum queue_set_current_version(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const int32_t version = arg_int(fcinfo, 1, "version");
+    return set_queue_int(fcinfo, queue, "queue_set_current_version", "current_version", version);
+}
+
+// queue_drop_version(queue, version): Fetchq 4 dropped the version's pick
+// index here. Ours covers all versions, so there is nothing to drop; the
+// documents of that version stay. The current version cannot be dropped.
+Datum queue_drop_version(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const int32_t version = arg_int(fcinfo, 1, "version");
+    spi_connect();
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_current_version",
+        [] { return std::string("SELECT current_version FROM fetchq.queues WHERE name = $1"); },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    if (spi_execute(plan, &name, nullptr, true, 1) != 1) throw_queue_missing(queue);
+    bool current_null = false;
+    const int32_t current = DatumGetInt32(spi_value(0, 1, &current_null));
+    spi_finish();
+    if (!current_null && current == version)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "cannot drop version " + std::to_string(version) + " of queue \"" +
+                              queue + "\": it is the current version",
+                          {},
+                          "Switch to another version first with "
+                          "fetchq.queue_set_current_version().");
+    PG_RETURN_BOOL(true);
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_queue_create_indexes, fetchq::sql_api::queue_create_indexes)
+FETCHQ_SQL_FUNCTION(fetchq_queue_drop_indexes, fetchq::sql_api::queue_drop_indexes)
+FETCHQ_SQL_FUNCTION(fetchq_queue_set_max_attempts, fetchq::sql_api::queue_set_max_attempts)
+FETCHQ_SQL_FUNCTION(fetchq_queue_set_current_version, fetchq::sql_api::queue_set_current_version)
+FETCHQ_SQL_FUNCTION(fetchq_queue_drop_version, fetchq::sql_api::queue_drop_version)

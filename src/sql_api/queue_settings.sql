@@ -1,0 +1,23 @@
+-- A queue's settings and indexes (src/sql_api/queue_settings.cpp)
+
+CREATE FUNCTION fetchq.queue_create_indexes(queue VARCHAR, OUT was_created BOOLEAN)
+AS 'MODULE_PATHNAME', 'fetchq_queue_create_indexes' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION fetchq.queue_create_indexes(queue VARCHAR, version INTEGER, attempts INTEGER,
+    OUT was_created BOOLEAN)
+AS 'MODULE_PATHNAME', 'fetchq_queue_create_indexes' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION fetchq.queue_drop_indexes(queue VARCHAR, OUT was_dropped BOOLEAN)
+AS 'MODULE_PATHNAME', 'fetchq_queue_drop_indexes' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION fetchq.queue_set_max_attempts(queue VARCHAR, max_attempts INTEGER,
+    OUT affected_rows INTEGER, OUT was_reindexed BOOLEAN)
+AS 'MODULE_PATHNAME', 'fetchq_queue_set_max_attempts' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION fetchq.queue_set_current_version(queue VARCHAR, version INTEGER,
+    OUT affected_rows INTEGER, OUT was_reindexed BOOLEAN)
+AS 'MODULE_PATHNAME', 'fetchq_queue_set_current_version' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION fetchq.queue_drop_version(queue VARCHAR, version INTEGER,
+    OUT was_dropped BOOLEAN)
+AS 'MODULE_PATHNAME', 'fetchq_queue_drop_version' LANGUAGE C VOLATILE;
