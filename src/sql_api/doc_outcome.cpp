@@ -7,6 +7,7 @@
 #include "pg/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
+#include "worker/wake.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -137,6 +138,7 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
     spi_finish();
     if (n > 0) {
         count_finished(queue, "res", n);
+        if (!due) worker::note_due(next_iteration);
         metric_add(queue, due ? "pnd" : "pln", n);
     }
     PG_RETURN_INT32(static_cast<int32_t>(n));

@@ -6,6 +6,7 @@
 #include "pg/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
+#include "worker/wake.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -19,14 +20,15 @@ SPIPlanPtr pick_plan(const std::string& queue) {
         queue, "pick",
         [&] {
             const std::string docs = docs_rel(queue);
+            // subject = ANY(ARRAY(...)): the locked subjects are looked up by
+            // primary key; a join here gets a generic plan that hashes the table.
             return "UPDATE " + docs +
                    " AS d SET status = 2, next_iteration = now() + $3, attempts = d.attempts + 1"
-                   " FROM (SELECT subject FROM " + docs +
+                   " WHERE d.subject = ANY (ARRAY(SELECT subject FROM " + docs +
                    " WHERE status = 1 AND lock_upgrade IS NULL AND version = $1"
                    " AND next_iteration <= now()"
                    " ORDER BY priority DESC, next_iteration, attempts"
-                   " LIMIT $2 FOR UPDATE SKIP LOCKED) AS p"
-                   " WHERE d.subject = p.subject"
+                   " LIMIT $2 FOR UPDATE SKIP LOCKED))"
                    " RETURNING d.subject, d.payload, d.version, d.priority, d.attempts,"
                    " d.iterations, d.created_at, d.last_iteration, d.next_iteration,"
                    " d.lock_upgrade";
@@ -69,6 +71,12 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
     for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
     spi_finish();
     if (n > 0) {
+        // The locks expire at now + duration: the scheduler must be awake then.
+        worker::note_due(pg_call([&] {
+            return DatumGetTimestampTz(DirectFunctionCall2(
+                timestamptz_pl_interval, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
+                IntervalPGetDatum(lock)));
+        }));
         metric_add(queue, "pkd", static_cast<int64_t>(n));
         metric_add(queue, "act", static_cast<int64_t>(n));
         metric_add(queue, "pnd", -static_cast<int64_t>(n));

@@ -9,6 +9,7 @@
 #include "pg/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
+#include "worker/wake.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -34,8 +35,11 @@ void check_subject(const std::string& subject) {
                           "Use a subject of at most 50 characters.");
 }
 
-void count_pushed(const std::string& queue, int32_t version, int status, int64_t n) {
+void count_pushed(const std::string& queue, int32_t version, int status, int64_t n,
+                  TimestampTz next_iteration) {
     if (n == 0) return;
+    // A planned document: the scheduler must be awake when it becomes due.
+    if (status == kStatusPlanned) worker::note_due(next_iteration);
     metric_add(queue, "ent", n);
     metric_add(queue, "cnt", n);
     metric_add(queue, "v" + std::to_string(version), n);
@@ -60,7 +64,7 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
                        TimestampTzGetDatum(next_iteration), payload};
     char nulls[6] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' '};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
-    count_pushed(queue, version, status, n);
+    count_pushed(queue, version, status, n, next_iteration);
     return n;
 }
 
@@ -85,7 +89,7 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
                        Int32GetDatum(status),
                        TimestampTzGetDatum(next_iteration)};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nullptr));
-    count_pushed(queue, version, status, n);
+    count_pushed(queue, version, status, n, next_iteration);
     return n;
 }
 

@@ -1,0 +1,10 @@
+// DROP DATABASE, ALTER DATABASE ... RENAME and CREATE DATABASE ... TEMPLATE
+// need the database to themselves: a ProcessUtility hook asks our scheduler
+// there to leave first and keeps it away for a while.
+#pragma once
+
+namespace fetchq::worker {
+
+void install_database_guard();
+
+}  // namespace fetchq::worker

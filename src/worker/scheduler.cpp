@@ -1,0 +1,306 @@
+// The scheduler: one per database with the extension. It sleeps on its latch
+// until the earliest due moment (a planned document, an expiring lock) or
+// fetchq.naptime, then maintains every queue in short transactions, each run
+// as the owner of the queue's tables so no user code runs as superuser.
+#include <string>
+#include <vector>
+
+#include "core/backoff.hpp"
+#include "pg/guard.hpp"
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/spi.hpp"
+#include "worker/settings.hpp"
+#include "worker/shared_state.hpp"
+#include "worker/tasks.hpp"
+
+extern "C" {
+#include "commands/extension.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+}
+
+namespace fetchq::worker {
+namespace {
+
+struct Queue {
+    std::string name;
+    Oid owner;
+};
+
+DbSlot* g_slot = nullptr;
+
+// --- transactions ----------------------------------------------------------
+
+// Runs f in its own transaction with SPI and a snapshot, as `user` when
+// valid. Returns false (and the message) when it failed; the transaction is
+// then rolled back and the loop goes on.
+template <typename F>
+bool in_transaction(Oid user, F&& f, std::string* error) {
+    Oid saved_user = InvalidOid;
+    int saved_context = 0;
+    try {
+        pg::pg_call([&] {
+            SetCurrentStatementStartTimestamp();
+            StartTransactionCommand();
+            PushActiveSnapshot(GetTransactionSnapshot());
+            GetUserIdAndSecContext(&saved_user, &saved_context);
+            if (OidIsValid(user))
+                SetUserIdAndSecContext(user, saved_context | SECURITY_RESTRICTED_OPERATION |
+                                                 SECURITY_LOCAL_USERID_CHANGE);
+        });
+        pg::spi_connect();
+        f();
+        pg::spi_finish();
+        pg::pg_call([&] {
+            SetUserIdAndSecContext(saved_user, saved_context);
+            PopActiveSnapshot();
+            CommitTransactionCommand();
+        });
+        return true;
+    } catch (const std::exception& e) {
+        *error = e.what();
+    }
+    // The error was already flushed by pg_call: roll back what is left.
+    AbortCurrentTransaction();
+    return false;
+}
+
+// --- catalog ---------------------------------------------------------------
+
+bool extension_installed() {
+    bool installed = false;
+    std::string error;
+    in_transaction(InvalidOid, [&] {
+        installed = pg::pg_call([] { return OidIsValid(get_extension_oid("fetchq", true)); });
+    }, &error);
+    return installed;
+}
+
+std::vector<Queue> list_queues(std::string* error) {
+    std::vector<Queue> queues;
+    in_transaction(InvalidOid, [&] {
+        SPIPlanPtr plan = pg::cached_plan(
+            "", "scheduler_queues",
+            [] {
+                return std::string(
+                    "SELECT q.name::text, c.relowner FROM fetchq.queues q "
+                    "JOIN pg_class c ON c.oid = to_regclass('fetchq_data.' || "
+                    "quote_ident(q.name || '__docs')) ORDER BY q.name");
+            },
+            {});
+        const uint64_t n = pg::spi_execute(plan, nullptr, nullptr, true);
+        for (uint64_t row = 0; row < n; ++row) {
+            bool isnull = false;
+            Oid owner = DatumGetObjectId(pg::spi_value(row, 2, &isnull));
+            queues.push_back({pg::spi_text(row, 1), owner});
+        }
+    }, error);
+    return queues;
+}
+
+// Earliest planned document or lock expiry of a queue (DT_NOEND if none).
+TimestampTz next_due(const std::string& queue) {
+    SPIPlanPtr plan = pg::queue_plan(
+        queue, "next_due",
+        [&] {
+            const std::string docs = pg::docs_rel(queue);
+            return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
+                   " WHERE status = 0 AND lock_upgrade IS NULL), (SELECT min(next_iteration) FROM " +
+                   docs + " WHERE status = 2 AND lock_upgrade IS NULL))";
+        },
+        {});
+    pg::queue_execute(queue, plan, nullptr, nullptr, true, 1);
+    bool isnull = false;
+    Datum d = pg::spi_value(0, 1, &isnull);
+    return isnull ? DT_NOEND : DatumGetTimestampTz(d);
+}
+
+// --- bookkeeping in shared memory -----------------------------------------
+
+void record(int task, int64_t rows, double ms, const std::string* error, TimestampTz next) {
+    SharedState* s = shared();
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    TaskStats& t = g_slot->tasks[task];
+    t.last_run = GetCurrentTimestamp();
+    t.runs++;
+    t.rows_last = rows;
+    t.rows_total += rows;
+    t.last_ms = ms;
+    t.next_due = next;
+    if (error != nullptr) {
+        t.errors++;
+        strlcpy(t.last_error, error->c_str(), sizeof(t.last_error));
+    }
+    LWLockRelease(s->lock);
+}
+
+double ms_since(TimestampTz start) {
+    return static_cast<double>(GetCurrentTimestamp() - start) / 1000.0;
+}
+
+// --- the round -------------------------------------------------------------
+
+struct RoundTotals {
+    int64_t promoted = 0;
+    int64_t orphans = 0;  // rescheduled + killed
+    double promote_ms = 0;
+    std::string error;
+    int failures = 0;
+};
+
+// Maintains one queue in batches; returns its next due moment.
+TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
+    TimestampTz due = DT_NOEND;
+    const int32_t limit = settings.batch_size;
+    for (int batch = 0; batch < 1000; ++batch) {
+        CHECK_FOR_INTERRUPTS();
+        MaintenanceCounts counts;
+        std::string error;
+        bool ok = in_transaction(q.owner, [&] {
+            counts = maintain_queue(q.name, limit);
+            due = next_due(q.name);
+        }, &error);
+        if (!ok) {
+            totals->failures++;
+            totals->error = "queue " + q.name + ": " + error;
+            ereport(LOG, (errmsg("fetchq: maintenance of queue \"%s\" failed: %s", q.name.c_str(),
+                                 error.c_str())));
+            return TimestampTzPlusMilliseconds(now, core::backoff_ms(1));
+        }
+        totals->promoted += counts.activated;
+        totals->orphans += counts.rescheduled + counts.killed;
+        const bool more = counts.activated == limit || counts.rescheduled == limit ||
+                          counts.killed == limit;
+        if (!more) break;
+    }
+    return due;
+}
+
+// Returns when the next round is due.
+TimestampTz run_round() {
+    const TimestampTz start = GetCurrentTimestamp();
+    // While we compute, any commit that makes something due must wake us.
+    pg_atomic_write_u64(&g_slot->next_wake, static_cast<uint64>(DT_NOEND));
+    TimestampTz next = TimestampTzPlusMilliseconds(start, settings.naptime_ms);
+    std::string error;
+    std::vector<Queue> queues = list_queues(&error);
+    RoundTotals totals;
+    if (!error.empty()) {
+        totals.failures++;
+        totals.error = error;
+    }
+    for (const Queue& q : queues) {
+        TimestampTz due = maintain(q, &totals, start);
+        if (due < next) next = due;
+    }
+    const double ms = ms_since(start);
+    const std::string* err = totals.failures ? &totals.error : nullptr;
+    record(kTaskPromote, totals.promoted, ms, err, next);
+    record(kTaskOrphans, totals.orphans, ms, err, next);
+    if (totals.promoted + totals.orphans > 0)
+        ereport(settings.log_level, (errmsg("fetchq: %ld documents promoted, %ld orphans handled in %.1f ms",
+                                            static_cast<long>(totals.promoted),
+                                            static_cast<long>(totals.orphans), ms)));
+    pgstat_report_stat(false);
+    if (totals.failures == 0) g_slot->failures = 0;
+    return next;
+}
+
+void sleep_until(TimestampTz next) {
+    pg_atomic_write_u64(&g_slot->next_wake, static_cast<uint64>(next));
+    long ms = static_cast<long>((next - GetCurrentTimestamp()) / 1000);
+    if (ms <= 0) return;
+    if (ms > settings.naptime_ms) ms = settings.naptime_ms;
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, ms,
+                    PG_WAIT_EXTENSION);
+    ResetLatch(MyLatch);
+}
+
+// --- attach / detach -------------------------------------------------------
+
+void detach(int, Datum) {
+    SharedState* s = shared();
+    if (s == nullptr || g_slot == nullptr) return;
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    if (g_slot->pid == MyProcPid) {
+        if (g_slot->state == kSlotRunning || g_slot->state == kSlotStarting) {
+            // Not a planned exit: the launcher restarts us after a backoff.
+            g_slot->failures++;
+            g_slot->state = kSlotBackoff;
+            g_slot->retry_at =
+                TimestampTzPlusMilliseconds(GetCurrentTimestamp(), core::backoff_ms(g_slot->failures));
+        }
+        g_slot->pid = 0;
+        g_slot->latch = nullptr;
+    }
+    LWLockRelease(s->lock);
+    wake_launcher();
+}
+
+bool attach(Oid dboid) {
+    SharedState* s = shared();
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    g_slot = find_slot(dboid);
+    if (g_slot != nullptr && g_slot->pid == 0) {
+        g_slot->pid = MyProcPid;
+        g_slot->latch = MyLatch;
+        g_slot->state = kSlotRunning;
+        g_slot->started_at = GetCurrentTimestamp();
+        pg_atomic_init_u64(&g_slot->next_wake, static_cast<uint64>(DT_NOEND));
+    } else {
+        g_slot = nullptr;
+    }
+    LWLockRelease(s->lock);
+    return g_slot != nullptr;
+}
+
+void leave(int state) {
+    SharedState* s = shared();
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    g_slot->state = state;
+    LWLockRelease(s->lock);
+    proc_exit(0);
+}
+
+void apply_lock_timeout() {
+    char value[32];
+    snprintf(value, sizeof(value), "%d", settings.lock_timeout_ms);
+    SetConfigOption("lock_timeout", value, PGC_SUSET, PGC_S_OVERRIDE);
+}
+
+}  // namespace
+}  // namespace fetchq::worker
+
+extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
+    using namespace fetchq::worker;
+    const Oid dboid = DatumGetObjectId(arg);
+    pqsignal(SIGHUP, SignalHandlerForConfigReload);
+    pqsignal(SIGTERM, die);
+    BackgroundWorkerUnblockSignals();
+    if (!attach(dboid)) proc_exit(0);  // slot taken or gone: nothing to do
+    before_shmem_exit(detach, 0);
+    BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+    pgstat_report_appname("fetchq scheduler");
+    apply_lock_timeout();
+    if (!extension_installed()) leave(kSlotNoExtension);
+    while (true) {
+        CHECK_FOR_INTERRUPTS();
+        if (ConfigReloadPending) {
+            ConfigReloadPending = false;
+            ProcessConfigFile(PGC_SIGHUP);
+            apply_lock_timeout();
+        }
+        if (!settings.enabled) {
+            sleep_until(TimestampTzPlusMilliseconds(GetCurrentTimestamp(), settings.naptime_ms));
+            continue;
+        }
+        TimestampTz next = run_round();
+        if (!extension_installed()) leave(kSlotNoExtension);
+        sleep_until(next);
+    }
+}

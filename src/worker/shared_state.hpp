@@ -1,0 +1,86 @@
+// Shared memory of the fetchq workers: the launcher's latch and one slot per
+// database scheduler with its state and the last run of each task, read by
+// fetchq.worker_status() and written by the scheduler.
+#pragma once
+
+#include "pg/postgres.hpp"
+
+extern "C" {
+#include "port/atomics.h"
+}
+
+namespace fetchq::worker {
+
+enum Task : int {
+    kTaskPromote = 0,  // planned -> pending when due
+    kTaskOrphans,      // expired locks -> pending, or killed after max_attempts
+    kTaskRetention,    // old logs and metric snapshots
+    kTaskSnapshot,     // metric snapshots into <queue>__metrics
+    kTaskCount
+};
+const char* task_name(int task);
+
+enum SlotState : int {
+    kSlotFree = 0,
+    kSlotStarting,     // registered, not yet attached
+    kSlotRunning,      // scheduler attached and looping
+    kSlotNoExtension,  // database has no fetchq: not restarted until woken
+    kSlotBackoff,      // exited abnormally: restarted at retry_at
+    kSlotPaused,       // asked to leave (DROP/RENAME DATABASE): until retry_at
+};
+const char* slot_state_name(int state);
+
+struct TaskStats {
+    TimestampTz last_run;
+    TimestampTz next_due;
+    int64 runs;
+    int64 rows_last;
+    int64 rows_total;
+    int64 errors;
+    double last_ms;
+    char last_error[256];
+};
+
+struct DbSlot {
+    Oid dboid;
+    int state;
+    pid_t pid;
+    Latch* latch;            // the scheduler's process latch, while attached
+    pg_atomic_uint64 next_wake;  // when the scheduler plans to wake up (TimestampTz)
+    TimestampTz retry_at;    // for kSlotBackoff / kSlotPaused
+    int failures;            // consecutive abnormal exits
+    TimestampTz started_at;
+    TaskStats tasks[kTaskCount];
+};
+
+struct SharedState {
+    LWLock* lock;
+    Latch* launcher_latch;
+    pid_t launcher_pid;
+    bool recheck;  // a database got the extension: retry kSlotNoExtension slots
+    int nslots;
+    DbSlot slots[FLEXIBLE_ARRAY_MEMBER];
+};
+
+// nullptr when the library was not preloaded.
+SharedState* shared();
+
+// Hooks for _PG_init.
+void request_shared_memory();
+void install_shmem_hooks();
+
+// The slot of a database, or nullptr. Caller holds shared()->lock.
+DbSlot* find_slot(Oid dboid);
+
+// Wakes the launcher (it rescans databases), if it runs; with recheck, it
+// also retries databases where it found no extension before.
+void wake_launcher(bool recheck = false);
+
+// Call when the current transaction installs the extension: the launcher
+// is woken with recheck once the transaction commits.
+void wake_launcher_at_commit();
+// From the transaction callback.
+void at_commit();
+void at_abort();
+
+}  // namespace fetchq::worker

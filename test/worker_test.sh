@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Background workers, with no client calling any mnt_* function.
+# Env: PGHOST PGPORT PGUSER of a server with shared_preload_libraries = 'fetchq';
+# $1: a database where CREATE EXTENSION fetchq was run.
+set -euo pipefail
+db=$1
+failures=0
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+qdb() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+
+# wait_for DESCRIPTION SECONDS SQL EXPECTED [DB]
+wait_for() {
+    local what=$1 secs=$2 sql=$3 want=$4 d=${5:-$db} got=""
+    local deadline=$((SECONDS + secs))
+    while [ $SECONDS -lt $deadline ]; do
+        got=$(qdb "$d" "$sql" 2>/dev/null || true)
+        if [ "$got" = "$want" ]; then
+            echo "ok: $what"
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "FAIL: $what (wanted '$want', got '$got' after ${secs}s)"
+    failures=$((failures + 1))
+    return 0
+}
+
+wait_for "a scheduler runs for the database" 20 \
+    "SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database()" t
+wait_for "a launcher runs" 5 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq launcher'" 1
+
+q "SELECT was_created FROM fetchq.queue_create('wk')" >/dev/null
+
+# Promotion: a document planned 1 second ahead becomes pickable on its own.
+q "SELECT fetchq.doc_push('wk', 'planned1', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
+wait_for "planned document promoted when due" 15 \
+    "SELECT status FROM fetchq_data.wk__docs WHERE subject = 'planned1'" 1
+wait_for "pln/pnd counters follow the promotion" 5 \
+    "SELECT sum(value) FILTER (WHERE metric = 'pln') || '/' || sum(value) FILTER (WHERE metric = 'pnd') FROM fetchq.metrics WHERE queue = 'wk'" "0/1"
+
+# Orphans: a lock that expires sends the document back to pending, attempts kept.
+q "SELECT count(*) FROM fetchq.doc_pick('wk', 0, 1, '1s')" >/dev/null
+wait_for "orphan back to pending" 15 \
+    "SELECT status || ':' || attempts FROM fetchq_data.wk__docs WHERE subject = 'planned1'" "1:1"
+wait_for "orp counter" 5 "SELECT sum(value) FROM fetchq.metrics WHERE queue = 'wk' AND metric = 'orp'" 1
+
+# ... and is killed once its attempts reach max_attempts.
+q "UPDATE fetchq.queues SET max_attempts = 2 WHERE name = 'wk'"
+q "SELECT count(*) FROM fetchq.doc_pick('wk', 0, 1, '1s')" >/dev/null
+wait_for "orphan killed after max_attempts" 15 \
+    "SELECT status || ':' || attempts FROM fetchq_data.wk__docs WHERE subject = 'planned1'" "-1:2"
+
+# worker_status reports the rounds.
+wait_for "worker_status shows the promotion" 5 \
+    "SELECT rows_total > 0 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'" t
+
+# A terminated scheduler comes back.
+pid=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database()")
+q "SELECT pg_terminate_backend($pid)" >/dev/null
+wait_for "terminated scheduler restarted" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database() AND pid <> $pid" 1
+q "SELECT fetchq.doc_push('wk', 'planned2', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
+wait_for "restarted scheduler promotes" 15 "SELECT status FROM fetchq_data.wk__docs WHERE subject = 'planned2'" 1
+
+# fetchq.enabled = off stops the work; on again resumes it (SIGHUP reload).
+q "ALTER SYSTEM SET fetchq.enabled = off"
+q "SELECT pg_reload_conf()" >/dev/null
+sleep 1
+q "SELECT fetchq.doc_push('wk', 'planned3', 0, 0, clock_timestamp() + interval '500 milliseconds', '{}')" >/dev/null
+sleep 2
+got=$(q "SELECT status FROM fetchq_data.wk__docs WHERE subject = 'planned3'")
+if [ "$got" = 0 ]; then echo "ok: disabled workers leave planned documents alone"; else echo "FAIL: disabled workers promoted ($got)"; failures=$((failures + 1)); fi
+q "ALTER SYSTEM RESET fetchq.enabled"
+q "SELECT pg_reload_conf()" >/dev/null
+wait_for "re-enabled workers promote" 20 "SELECT status FROM fetchq_data.wk__docs WHERE subject = 'planned3'" 1
+
+# Another database gets its scheduler after CREATE EXTENSION on a running server.
+other="${db}_other"
+qdb postgres "DROP DATABASE IF EXISTS $other" >/dev/null
+qdb postgres "CREATE DATABASE $other" >/dev/null
+qdb "$other" "SET client_min_messages = warning; CREATE EXTENSION fetchq" >/dev/null
+wait_for "scheduler starts after CREATE EXTENSION" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = '$other'" 1 postgres
+qdb "$other" "SELECT was_created FROM fetchq.queue_create('wk2')" >/dev/null
+qdb "$other" "SELECT fetchq.doc_push('wk2', 'p', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
+wait_for "two databases maintained at once" 15 "SELECT status FROM fetchq_data.wk2__docs WHERE subject = 'p'" 1 "$other"
+
+# Renaming and dropping a database with a running scheduler just works.
+if qdb postgres "ALTER DATABASE $other RENAME TO ${other}_renamed" >/dev/null; then
+    echo "ok: ALTER DATABASE RENAME with a running scheduler"
+else
+    echo "FAIL: ALTER DATABASE RENAME"; failures=$((failures + 1)); other_now=$other
+fi
+other_now=${other_now:-${other}_renamed}
+if qdb postgres "DROP DATABASE $other_now" >/dev/null; then
+    echo "ok: DROP DATABASE with a running scheduler"
+else
+    echo "FAIL: DROP DATABASE"; failures=$((failures + 1))
+fi
+
+q "SELECT was_dropped FROM fetchq.queue_drop('wk')" >/dev/null
+echo "worker test: $failures failure(s)"
+[ "$failures" = 0 ]
