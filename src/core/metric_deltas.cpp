@@ -2,8 +2,7 @@
 
 namespace fetchq::core {
 
-void MetricDeltas::add(std::string_view queue, std::string_view metric, int64_t delta,
-                       int level) {
+void MetricDeltas::add(std::string_view queue, std::string_view metric, int64_t delta, int level) {
     if (delta == 0) return;
     levels_[level][Key(std::string(queue), std::string(metric))] += delta;
 }
@@ -22,15 +21,15 @@ void MetricDeltas::abort_subtransaction(int level) {
     levels_.erase(levels_.lower_bound(level), levels_.end());
 }
 
-void MetricDeltas::forget_queue(std::string_view queue) {
-    for (auto& [level, counters] : levels_) {
-        for (auto it = counters.begin(); it != counters.end();) {
-            if (it->first.first == queue)
-                it = counters.erase(it);
-            else
-                ++it;
-        }
-    }
+// `level` is the deepest level alive, so adding the opposite of the total
+// there cancels it; rolling that level back brings the outer changes back.
+void MetricDeltas::forget(std::string_view queue, std::string_view metric, int level) {
+    add(queue, metric, -pending(queue, metric), level);
+}
+
+void MetricDeltas::forget_queue(std::string_view queue, int level) {
+    for (const MetricDelta& d : totals())
+        if (d.queue == queue) add(d.queue, d.metric, -d.delta, level);
 }
 
 int64_t MetricDeltas::pending(std::string_view queue, std::string_view metric) const {
@@ -43,15 +42,20 @@ int64_t MetricDeltas::pending(std::string_view queue, std::string_view metric) c
     return sum;
 }
 
-std::vector<MetricDelta> MetricDeltas::drain() {
+std::vector<MetricDelta> MetricDeltas::totals() const {
     Counters total;
-    for (auto& [level, counters] : levels_)
-        for (auto& [key, value] : counters) total[key] += value;
-    levels_.clear();
+    for (const auto& [level, counters] : levels_)
+        for (const auto& [key, value] : counters) total[key] += value;
     std::vector<MetricDelta> out;
     out.reserve(total.size());
-    for (auto& [key, value] : total)
+    for (const auto& [key, value] : total)
         if (value != 0) out.push_back({key.first, key.second, value});
+    return out;
+}
+
+std::vector<MetricDelta> MetricDeltas::drain() {
+    std::vector<MetricDelta> out = totals();
+    levels_.clear();
     return out;
 }
 

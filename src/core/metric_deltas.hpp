@@ -19,7 +19,7 @@ struct MetricDelta {
 };
 
 class MetricDeltas {
-public:
+  public:
     void add(std::string_view queue, std::string_view metric, int64_t delta, int level);
 
     // A savepoint at `level` was released: its changes belong to level - 1.
@@ -27,20 +27,25 @@ public:
     // A savepoint at `level` was rolled back: its changes are gone.
     void abort_subtransaction(int level);
 
-    // Drops every pending change of one queue (the queue is being dropped).
-    void forget_queue(std::string_view queue);
+    // Cancels the pending change of one counter (it was just set to a value)
+    // or of every counter of one queue, at `level` only: a rolled-back
+    // savepoint must give the changes made before it back.
+    void forget(std::string_view queue, std::string_view metric, int level);
+    void forget_queue(std::string_view queue, int level);
 
     // The pending change of one counter, all levels together.
     int64_t pending(std::string_view queue, std::string_view metric) const;
 
     // Non-zero changes summed over levels, sorted by (queue, metric) so that
-    // concurrent writers lock counter rows in the same order; then clears.
+    // concurrent writers lock counter rows in the same order.
+    std::vector<MetricDelta> totals() const;
+    // totals(), then clears.
     std::vector<MetricDelta> drain();
 
     void clear() { levels_.clear(); }
     bool empty() const { return levels_.empty(); }
 
-private:
+  private:
     using Key = std::pair<std::string, std::string>;
     using Counters = boost::container::flat_map<Key, int64_t>;
     boost::container::flat_map<int, Counters> levels_;

@@ -1,8 +1,11 @@
 #include "pg/metrics.hpp"
 
+#include <limits>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/metric_deltas.hpp"
+#include "pg/args.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 
@@ -14,6 +17,8 @@ core::MetricDeltas& deltas() {
     return d;
 }
 
+constexpr const char* kNumericValueOutOfRange = "22003";
+
 constexpr const char* kFlushSql =
     "INSERT INTO fetchq.metrics AS m (queue, metric, slot, value, updated_at) "
     "SELECT u.queue, u.metric, $4, u.delta, pg_catalog.now() "
@@ -22,7 +27,9 @@ constexpr const char* kFlushSql =
     "ON CONFLICT (queue, metric, slot) DO UPDATE "
     "SET value = m.value OPERATOR(pg_catalog.+) EXCLUDED.value, updated_at = EXCLUDED.updated_at";
 
+// text[] / int8[] of one column of `rows`; PostgreSQL calls: run inside pg_call.
 Datum text_array(const std::vector<core::MetricDelta>& rows, bool queue_column) {
+    if (rows.empty()) return PointerGetDatum(construct_empty_array(TEXTOID));
     const int n = static_cast<int>(rows.size());
     Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * n));
     for (int i = 0; i < n; ++i) {
@@ -33,6 +40,7 @@ Datum text_array(const std::vector<core::MetricDelta>& rows, bool queue_column) 
 }
 
 Datum int8_array(const std::vector<core::MetricDelta>& rows) {
+    if (rows.empty()) return PointerGetDatum(construct_empty_array(INT8OID));
     const int n = static_cast<int>(rows.size());
     Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * n));
     for (int i = 0; i < n; ++i) elems[i] = Int64GetDatum(rows[i].delta);
@@ -51,9 +59,8 @@ void flush() {
         values[2] = int8_array(rows);
         values[3] = Int16GetDatum(static_cast<int16>(MyBackendId % kMetricSlots));
     });
-    SPIPlanPtr plan = cached_plan(
-        "", "metrics_flush", [] { return std::string(kFlushSql); },
-        {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, INT2OID});
+    SPIPlanPtr plan = cached_plan("", "metrics_flush", [] { return std::string(kFlushSql); },
+                                  {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, INT2OID});
     pg_call([&] { PushActiveSnapshot(GetTransactionSnapshot()); });
     spi_execute(plan, values, nullptr, false);
     pg_call([] { PopActiveSnapshot(); });
@@ -100,11 +107,134 @@ int64_t metric_pending(std::string_view queue, std::string_view metric) {
     return deltas().pending(queue, metric);
 }
 
-void metric_forget_queue(std::string_view queue) { deltas().forget_queue(queue); }
+std::vector<core::MetricDelta> metric_pending_all() { return deltas().totals(); }
+
+void metric_forget(std::string_view queue, std::string_view metric) {
+    deltas().forget(queue, metric, GetCurrentTransactionNestLevel());
+}
+
+void metric_forget_queue(std::string_view queue) {
+    deltas().forget_queue(queue, GetCurrentTransactionNestLevel());
+}
 
 void metrics_register_callbacks() {
     RegisterXactCallback(on_xact, nullptr);
     RegisterSubXactCallback(on_subxact, nullptr);
+}
+
+void check_metric_name(const std::string& metric, const char* argument) {
+    if (metric.empty())
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          std::string("argument ") + argument + " must not be empty", {},
+                          "Name the metric, for example 'cnt' or 'my_counter'.");
+    const char* s = metric.c_str();
+    const int len = static_cast<int>(metric.size());
+    const int chars = pg_call([&] { return pg_mbstrlen_with_len(s, len); });
+    if (chars > kMaxMetricNameLength)
+        throw core::Error(core::sqlstate::kStringDataRightTruncation,
+                          std::string("argument ") + argument + " exceeds " +
+                              std::to_string(kMaxMetricNameLength) + " characters",
+                          "The metric name has " + std::to_string(chars) + " characters.",
+                          "Use a metric name of at most " + std::to_string(kMaxMetricNameLength) +
+                              " characters.");
+}
+
+std::string arg_metric(FunctionCallInfo fcinfo, int i, const char* name) {
+    std::string metric = arg_text(fcinfo, i, name);
+    check_metric_name(metric, name);
+    return metric;
+}
+
+Counter counter_read(const std::string& queue, const std::string& metric) {
+    SPIPlanPtr plan = cached_plan(
+        "", "counter_read",
+        [] {
+            return std::string(
+                "SELECT sum(value)::int8, max(updated_at), count(*) FROM fetchq.metrics "
+                "WHERE queue = $1 AND metric = $2");
+        },
+        {TEXTOID, TEXTOID});
+    Datum args[2] = {to_text(queue), to_text(metric)};
+    spi_execute(plan, args, nullptr, false);
+    Counter c;
+    const int64_t pending = metric_pending(queue, metric);
+    c.value = spi_int(0, 1) + pending;
+    c.exists = spi_int(0, 3) > 0 || pending != 0;
+    bool null_update = true;
+    Datum updated = spi_value(0, 2, &null_update);
+    // A pending change will be stamped with now() when it is written.
+    if (pending != 0)
+        c.last_update = GetCurrentTransactionStartTimestamp();
+    else if (!null_update)
+        c.last_update = DatumGetTimestampTz(updated);
+    return c;
+}
+
+bool counter_set(const std::string& queue, const std::string& metric, int64_t value) {
+    // Lock the stripes first, in the order in which commits lock counter rows
+    // ((queue, metric, slot), see flush), so that a set and a commit never
+    // wait for each other in a cycle.
+    SPIPlanPtr lock =
+        cached_plan("", "counter_lock",
+                    [] {
+                        return std::string(
+                            "SELECT count(*) FROM (SELECT 1 FROM fetchq.metrics WHERE queue = $1 "
+                            "AND metric = $2 ORDER BY slot FOR UPDATE) AS s");
+                    },
+                    {TEXTOID, TEXTOID});
+    // Stripes other than 0 go, stripe 0 takes the value: disjoint rows, so
+    // one statement may do both.
+    SPIPlanPtr set = cached_plan(
+        "", "counter_set",
+        [] {
+            return std::string(
+                "WITH gone AS (DELETE FROM fetchq.metrics WHERE queue = $1 AND metric = $2 "
+                "AND slot <> 0) "
+                "INSERT INTO fetchq.metrics AS m (queue, metric, slot, value, updated_at) "
+                "VALUES ($1, $2, 0, $3, now()) ON CONFLICT (queue, metric, slot) DO UPDATE "
+                "SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at");
+        },
+        {TEXTOID, TEXTOID, INT8OID});
+    Datum args[3] = {to_text(queue), to_text(metric), Int64GetDatum(value)};
+    spi_execute(lock, args, nullptr, false);
+    const bool had_rows = spi_int(0, 1) > 0;
+    spi_execute(set, args, nullptr, false);
+    const bool had_pending = metric_pending(queue, metric) != 0;
+    metric_forget(queue, metric);
+    return !had_rows && !had_pending;
+}
+
+int32_t counter_int(const std::string& queue, const std::string& metric, int64_t value) {
+    if (value >= std::numeric_limits<int32_t>::min() &&
+        value <= std::numeric_limits<int32_t>::max())
+        return static_cast<int32_t>(value);
+    const std::string what = queue.empty()
+                                 ? "the total of counter \"" + metric + "\""
+                                 : "counter \"" + metric + "\" of queue \"" + queue + "\"";
+    throw core::Error(kNumericValueOutOfRange, what + " is out of range for type integer",
+                      "Its value is " + std::to_string(value) + ".",
+                      queue.empty() ? "Sum fetchq.metric_get(queue) over the queues instead."
+                                    : "Read it with fetchq.metric_get(queue), which returns "
+                                      "bigint values.");
+}
+
+std::string queue_counters_sql() {
+    return "SELECT COALESCE(m.metric, p.metric)::varchar AS metric, "
+           "(COALESCE(m.value, 0) + COALESCE(p.delta, 0))::int8 AS current_value, "
+           "CASE WHEN p.delta IS NULL THEN m.updated_at ELSE now() END AS last_update "
+           "FROM (SELECT metric, sum(value) AS value, max(updated_at) AS updated_at "
+           "FROM fetchq.metrics WHERE queue = $1 GROUP BY metric) AS m "
+           "FULL JOIN unnest($2::text[], $3::int8[]) AS p(metric, delta) ON p.metric = m.metric";
+}
+
+void pending_arrays(std::string_view queue, Datum* metrics, Datum* deltas_out) {
+    std::vector<core::MetricDelta> rows;
+    for (core::MetricDelta& d : deltas().totals())
+        if (d.queue == queue) rows.push_back(std::move(d));
+    pg_call([&] {
+        *metrics = text_array(rows, false);
+        *deltas_out = int8_array(rows);
+    });
 }
 
 }  // namespace fetchq::pg

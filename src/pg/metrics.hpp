@@ -3,21 +3,63 @@
 // fetchq.metrics in one statement, into this backend's stripe of rows, so
 // counters are exact for committed work, visible at once, and concurrent
 // consumers do not queue up behind one counter row.
+//
+// A counter's value is therefore the sum of its rows (one per stripe) plus
+// the current transaction's pending change; the counter_* functions below
+// read and write it that way, and need SPI to be connected.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "core/metric_deltas.hpp"
+#include "pg/postgres.hpp"
 
 namespace fetchq::pg {
 
 inline constexpr int kMetricSlots = 16;
+inline constexpr int kMaxMetricNameLength = 40;
 
 void metric_add(std::string_view queue, std::string_view metric, int64_t delta);
 // The uncommitted change this transaction has made so far.
 int64_t metric_pending(std::string_view queue, std::string_view metric);
-// The queue is being dropped: its pending changes must not be written.
+// Every uncommitted non-zero change, sorted by (queue, metric).
+std::vector<core::MetricDelta> metric_pending_all();
+// Cancels the uncommitted change of one counter (it is being set to a value).
+void metric_forget(std::string_view queue, std::string_view metric);
+// The queue is being dropped or reset: its pending changes must not be written.
 void metric_forget_queue(std::string_view queue);
 // Installs the transaction callbacks (from _PG_init).
 void metrics_register_callbacks();
+
+// Raises a clear error unless `metric` is a usable metric name (1..40 characters).
+void check_metric_name(const std::string& metric, const char* argument = "metric");
+// A metric name argument, checked.
+std::string arg_metric(FunctionCallInfo fcinfo, int i, const char* name = "metric");
+
+struct Counter {
+    int64_t value = 0;
+    bool exists = false;          // it has a row, or a pending change
+    TimestampTz last_update = 0;  // valid when exists
+};
+
+// One counter: its rows plus the pending change.
+Counter counter_read(const std::string& queue, const std::string& metric);
+// Makes the counter equal `value` (drops its other stripes and its pending
+// change); true when it did not exist before.
+bool counter_set(const std::string& queue, const std::string& metric, int64_t value);
+// A counter's value for an INTEGER result column; out of range is an error.
+// An empty queue means the total over all queues.
+int32_t counter_int(const std::string& queue, const std::string& metric, int64_t value);
+
+// SELECT metric, current_value, last_update: every counter of queue $1,
+// given its pending changes as $2 text[] and $3 int8[] (pending_arrays).
+std::string queue_counters_sql();
+
+// The pending changes of one queue as two arrays (text[] metric, int8[] delta)
+// to join with fetchq.metrics in SQL.
+void pending_arrays(std::string_view queue, Datum* metrics, Datum* deltas);
 
 }  // namespace fetchq::pg

@@ -1,0 +1,156 @@
+// Counting a queue's documents by status (metric_compute*) and resetting
+// its counters to those counts (metric_reset*). Slow on big queues: they
+// read every document.
+#include <vector>
+
+#include "pg/args.hpp"
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+struct Computed {
+    int32_t cnt, pln, pnd, act, kll, cpl;
+};
+
+Computed compute(const std::string& queue) {
+    SPIPlanPtr plan =
+        queue_plan(queue, "metric_compute",
+                   [&] {
+                       return "SELECT count(*)::int4, (count(*) FILTER (WHERE status = 0))::int4,"
+                              " (count(*) FILTER (WHERE status = 1))::int4,"
+                              " (count(*) FILTER (WHERE status = 2))::int4,"
+                              " (count(*) FILTER (WHERE status = -1))::int4,"
+                              " (count(*) FILTER (WHERE status = 3))::int4 FROM " +
+                              docs_rel(queue);
+                   },
+                   {});
+    queue_execute(queue, plan, nullptr, nullptr);
+    Computed c;
+    c.cnt = static_cast<int32_t>(spi_int(0, 1));
+    c.pln = static_cast<int32_t>(spi_int(0, 2));
+    c.pnd = static_cast<int32_t>(spi_int(0, 3));
+    c.act = static_cast<int32_t>(spi_int(0, 4));
+    c.kll = static_cast<int32_t>(spi_int(0, 5));
+    c.cpl = static_cast<int32_t>(spi_int(0, 6));
+    return c;
+}
+
+// Drops every counter and log entry of the queue, then sets the status
+// counters to the counts. The docs table is locked in SHARE mode first: it
+// waits for the transactions that are changing documents (their counter
+// changes are written when they commit) and holds new ones back until this
+// transaction ends, so the counts and the counters agree exactly. This
+// transaction's own document changes are in the counts already, so its
+// pending counter changes of the queue are dropped.
+Computed reset(const std::string& queue) {
+    spi_execute_text("LOCK TABLE " + docs_rel(queue) + " IN SHARE MODE");
+    // Counter rows are locked in the order commits lock them (see metrics.cpp).
+    SPIPlanPtr plan =
+        cached_plan("", "metric_reset_delete",
+                    [] {
+                        return std::string(
+                            "WITH m AS (DELETE FROM fetchq.metrics WHERE id = ANY (ARRAY("
+                            "SELECT id FROM fetchq.metrics WHERE queue = $1 "
+                            "ORDER BY metric COLLATE \"C\", slot FOR UPDATE))) "
+                            "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
+                    },
+                    {TEXTOID});
+    Datum name = to_text(queue);
+    spi_execute(plan, &name, nullptr, false);
+    metric_forget_queue(queue);
+    const Computed c = compute(queue);
+    counter_set(queue, "cnt", c.cnt);
+    counter_set(queue, "pln", c.pln);
+    counter_set(queue, "pnd", c.pnd);
+    counter_set(queue, "act", c.act);
+    counter_set(queue, "cpl", c.cpl);
+    counter_set(queue, "kll", c.kll);
+    return c;
+}
+
+std::vector<std::string> all_queues() {
+    SPIPlanPtr plan = cached_plan(
+        "", "metric_queue_names",
+        [] { return std::string("SELECT name FROM fetchq.queues ORDER BY name COLLATE \"C\""); },
+        {});
+    const uint64_t n = spi_execute(plan, nullptr, nullptr, false);
+    std::vector<std::string> names;
+    names.reserve(n);
+    for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
+    return names;
+}
+
+// (cnt, pln, pnd, act, kll, cpl): metric_compute's order.
+Datum compute_record(FunctionCallInfo fcinfo, const Computed& c) {
+    Datum values[6] = {Int32GetDatum(c.cnt), Int32GetDatum(c.pln), Int32GetDatum(c.pnd),
+                       Int32GetDatum(c.act), Int32GetDatum(c.kll), Int32GetDatum(c.cpl)};
+    bool nulls[6] = {};
+    return make_record(fcinfo, values, nulls);
+}
+
+// (cnt, pln, pnd, act, cpl, kll): metric_reset's and the *_all rows' order.
+void reset_order(const Computed& c, Datum* values) {
+    values[0] = Int32GetDatum(c.cnt);
+    values[1] = Int32GetDatum(c.pln);
+    values[2] = Int32GetDatum(c.pnd);
+    values[3] = Int32GetDatum(c.act);
+    values[4] = Int32GetDatum(c.cpl);
+    values[5] = Int32GetDatum(c.kll);
+}
+
+// metric_compute(queue) -> (cnt, pln, pnd, act, kll, cpl)
+Datum metric_compute(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    require_queue(queue);
+    const Computed c = compute(queue);
+    spi_finish();
+    return compute_record(fcinfo, c);
+}
+
+// metric_reset(queue) -> (cnt, pln, pnd, act, cpl, kll)
+Datum metric_reset(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    require_queue(queue);
+    const Computed c = reset(queue);
+    spi_finish();
+    Datum values[6];
+    bool nulls[6] = {};
+    reset_order(c, values);
+    return make_record(fcinfo, values, nulls);
+}
+
+// metric_compute_all() / metric_reset_all() -> TABLE(queue, cnt, pln, pnd,
+// act, cpl, kll), one row per queue.
+Datum for_all_queues(FunctionCallInfo fcinfo, Computed (*each)(const std::string&)) {
+    begin_rows(fcinfo);
+    spi_connect();
+    for (const std::string& queue : all_queues()) {
+        const Computed c = each(queue);
+        Datum values[7];
+        bool nulls[7] = {};
+        values[0] = to_text(queue);
+        reset_order(c, values + 1);
+        add_row(fcinfo, values, nulls);
+    }
+    spi_finish();
+    return (Datum)0;
+}
+
+Datum metric_compute_all(FunctionCallInfo fcinfo) { return for_all_queues(fcinfo, compute); }
+Datum metric_reset_all(FunctionCallInfo fcinfo) { return for_all_queues(fcinfo, reset); }
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_metric_compute, fetchq::sql_api::metric_compute)
+FETCHQ_SQL_FUNCTION(fetchq_metric_compute_all, fetchq::sql_api::metric_compute_all)
+FETCHQ_SQL_FUNCTION(fetchq_metric_reset, fetchq::sql_api::metric_reset)
+FETCHQ_SQL_FUNCTION(fetchq_metric_reset_all, fetchq::sql_api::metric_reset_all)

@@ -1,0 +1,168 @@
+// Reading counters: metric_get (one counter, or all of a queue),
+// metric_get_total, metric_get_common and metric_get_all. A counter is the
+// sum of its stripes plus this transaction's pending change, so readers see
+// their own uncommitted work and need no pack job.
+#include <array>
+#include <optional>
+
+#include "pg/args.hpp"
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+// The columns of metric_get_common / metric_get_all, in order.
+constexpr std::array<const char*, 14> kCommon = {"cnt", "pnd", "pln", "act", "cpl", "kll", "ent",
+                                                 "drp", "pkd", "prc", "res", "rej", "orp", "err"};
+
+// metric_get(queue, metric) -> (current_value, last_update, does_exists)
+Datum metric_get_one(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::string metric = arg_metric(fcinfo, 1);
+    spi_connect();
+    require_queue(queue);
+    const Counter c = counter_read(queue, metric);
+    spi_finish();
+    Datum values[3] = {Int32GetDatum(counter_int(queue, metric, c.value)),
+                       TimestampTzGetDatum(c.last_update), BoolGetDatum(c.exists)};
+    bool nulls[3] = {false, !c.exists, false};
+    return make_record(fcinfo, values, nulls);
+}
+
+// metric_get(queue) -> TABLE(metric, current_value, last_update), by metric.
+Datum metric_get_queue(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    begin_rows(fcinfo);
+    spi_connect();
+    require_queue(queue);
+    SPIPlanPtr plan =
+        cached_plan("", "metric_get_queue", [] { return queue_counters_sql() + " ORDER BY 1"; },
+                    {TEXTOID, TEXTARRAYOID, INT8ARRAYOID});
+    Datum values[3] = {to_text(queue), 0, 0};
+    pending_arrays(queue, &values[1], &values[2]);
+    const uint64_t n = spi_execute(plan, values, nullptr, false);
+    for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    spi_finish();
+    return (Datum)0;
+}
+
+// metric_get_total(metric) -> (current_value, does_exists), over all queues.
+Datum metric_get_total(FunctionCallInfo fcinfo) {
+    std::string metric = arg_metric(fcinfo, 0);
+    spi_connect();
+    SPIPlanPtr plan = cached_plan(
+        "", "metric_get_total",
+        [] {
+            return std::string(
+                "SELECT sum(value)::int8, count(*) FROM fetchq.metrics WHERE metric = $1");
+        },
+        {TEXTOID});
+    Datum arg = to_text(metric);
+    spi_execute(plan, &arg, nullptr, false);
+    int64_t total = spi_int(0, 1);
+    bool exists = spi_int(0, 2) > 0;
+    spi_finish();
+    for (const core::MetricDelta& d : metric_pending_all()) {
+        if (d.metric != metric) continue;
+        total += d.delta;
+        exists = true;
+    }
+    Datum values[2] = {Int32GetDatum(counter_int("", metric, total)), BoolGetDatum(exists)};
+    bool nulls[2] = {false, false};
+    return make_record(fcinfo, values, nulls);
+}
+
+// The common counters of one queue (NULL: no such counter).
+struct CommonRow {
+    std::string queue;
+    std::array<std::optional<int64_t>, kCommon.size()> values;
+};
+
+std::string common_sql(bool one_queue) {
+    std::string sql = "SELECT q.name";
+    for (const char* m : kCommon)
+        sql += std::string(", (sum(m.value) FILTER (WHERE m.metric = '") + m + "'))::int8";
+    sql += " FROM fetchq.queues AS q LEFT JOIN fetchq.metrics AS m ON m.queue = q.name";
+    sql += " AND m.metric = ANY ('{cnt,pnd,pln,act,cpl,kll,ent,drp,pkd,prc,res,rej,orp,err}')";
+    if (one_queue) sql += " WHERE q.name = $1";
+    return sql + " GROUP BY q.name ORDER BY q.name";
+}
+
+// Reads the common counters of one queue, or of every queue (nullopt).
+std::vector<CommonRow> read_common(const std::optional<std::string>& queue) {
+    SPIPlanPtr plan =
+        queue ? cached_plan("", "metric_common_one", [] { return common_sql(true); }, {TEXTOID})
+              : cached_plan("", "metric_common_all", [] { return common_sql(false); }, {});
+    Datum arg = queue ? to_text(*queue) : (Datum)0;
+    const uint64_t n = spi_execute(plan, queue ? &arg : nullptr, nullptr, false);
+    std::vector<CommonRow> rows(n);
+    for (uint64_t row = 0; row < n; ++row) {
+        rows[row].queue = spi_text(row, 1);
+        for (std::size_t i = 0; i < kCommon.size(); ++i) {
+            bool isnull = true;
+            Datum d = spi_value(row, static_cast<int>(i) + 2, &isnull);
+            if (!isnull) rows[row].values[i] = DatumGetInt64(d);
+        }
+    }
+    for (CommonRow& r : rows) {
+        for (std::size_t i = 0; i < kCommon.size(); ++i) {
+            const int64_t pending = metric_pending(r.queue, kCommon[i]);
+            if (pending != 0) r.values[i] = r.values[i].value_or(0) + pending;
+        }
+    }
+    return rows;
+}
+
+// The 14 INTEGER columns of one row.
+void common_datums(const CommonRow& r, Datum* values, bool* nulls) {
+    for (std::size_t i = 0; i < kCommon.size(); ++i) {
+        nulls[i] = !r.values[i];
+        values[i] =
+            r.values[i] ? Int32GetDatum(counter_int(r.queue, kCommon[i], *r.values[i])) : (Datum)0;
+    }
+}
+
+// metric_get_common(queue) -> (cnt, pnd, pln, act, cpl, kll, ent, drp, pkd,
+// prc, res, rej, orp, err)
+Datum metric_get_common(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    std::vector<CommonRow> rows = read_common(queue);
+    spi_finish();
+    if (rows.empty()) throw_queue_missing(queue);
+    Datum values[kCommon.size()];
+    bool nulls[kCommon.size()];
+    common_datums(rows[0], values, nulls);
+    return make_record(fcinfo, values, nulls);
+}
+
+// metric_get_all() -> TABLE(queue, <the common counters>): every queue.
+Datum metric_get_all(FunctionCallInfo fcinfo) {
+    begin_rows(fcinfo);
+    spi_connect();
+    std::vector<CommonRow> rows = read_common(std::nullopt);
+    spi_finish();
+    for (const CommonRow& r : rows) {
+        Datum values[kCommon.size() + 1];
+        bool nulls[kCommon.size() + 1];
+        values[0] = to_text(r.queue);
+        nulls[0] = false;
+        common_datums(r, values + 1, nulls + 1);
+        add_row(fcinfo, values, nulls);
+    }
+    return (Datum)0;
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_metric_get, fetchq::sql_api::metric_get_one)
+FETCHQ_SQL_FUNCTION(fetchq_metric_get_queue, fetchq::sql_api::metric_get_queue)
+FETCHQ_SQL_FUNCTION(fetchq_metric_get_total, fetchq::sql_api::metric_get_total)
+FETCHQ_SQL_FUNCTION(fetchq_metric_get_common, fetchq::sql_api::metric_get_common)
+FETCHQ_SQL_FUNCTION(fetchq_metric_get_all, fetchq::sql_api::metric_get_all)

@@ -1,0 +1,105 @@
+// metric_snap: copies the current value of a queue's counters (all of them,
+// one, or those named in a JSON array) into its history table
+// fetchq_data.<queue>__metrics.
+#include "core/error.hpp"
+#include "pg/args.hpp"
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "sql_api/function.hpp"
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+
+Datum snap_result(FunctionCallInfo fcinfo, uint64_t inserts) {
+    Datum values[2] = {BoolGetDatum(true), Int32GetDatum(static_cast<int32_t>(inserts))};
+    bool nulls[2] = {false, false};
+    return make_record(fcinfo, values, nulls);
+}
+
+// Inserts every counter of the queue, or those in the whitelist (jsonb).
+uint64_t snap_counters(const std::string& queue, const Datum* whitelist) {
+    SPIPlanPtr plan = queue_plan(
+        queue, whitelist ? "metric_snap_some" : "metric_snap_all",
+        [&] {
+            std::string sql = "INSERT INTO " + metrics_rel(queue) +
+                              " (metric, value) SELECT c.metric, c.current_value FROM (" +
+                              queue_counters_sql() + ") AS c";
+            if (whitelist) sql += " WHERE c.metric IN (SELECT jsonb_array_elements_text($4))";
+            return sql + " ORDER BY c.metric";
+        },
+        {TEXTOID, TEXTARRAYOID, INT8ARRAYOID, JSONBOID});
+    Datum values[4] = {to_text(queue), 0, 0, whitelist ? *whitelist : (Datum)0};
+    char nulls[4] = {' ', ' ', ' ', whitelist ? ' ' : 'n'};
+    pending_arrays(queue, &values[1], &values[2]);
+    return queue_execute(queue, plan, values, nulls);
+}
+
+// A whitelist is a JSON array of metric names.
+void check_whitelist(Datum whitelist) {
+    SPIPlanPtr plan = cached_plan(
+        "", "metric_whitelist_check",
+        [] {
+            return std::string(
+                "SELECT jsonb_typeof($1) = 'array' AND NOT EXISTS (SELECT 1 FROM "
+                "jsonb_array_elements($1) AS e(v) WHERE jsonb_typeof(e.v) <> 'string')");
+        },
+        {JSONBOID});
+    spi_execute(plan, &whitelist, nullptr, false);
+    bool isnull = false;
+    if (!DatumGetBool(spi_value(0, 1, &isnull)))
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument whitelist must be a JSON array of metric names", {},
+                          "Pass for example '[\"cnt\", \"pnd\"]'::jsonb.");
+}
+
+// metric_snap(queue) -> (success, inserts)
+Datum metric_snap_all(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    spi_connect();
+    require_queue(queue);
+    const uint64_t n = snap_counters(queue, nullptr);
+    spi_finish();
+    return snap_result(fcinfo, n);
+}
+
+// metric_snap(queue, whitelist jsonb) -> (success, inserts)
+Datum metric_snap_some(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    bool isnull = false;
+    Datum whitelist = arg_datum(fcinfo, 1, &isnull);
+    if (isnull) throw_null_argument("whitelist");
+    spi_connect();
+    require_queue(queue);
+    check_whitelist(whitelist);
+    const uint64_t n = snap_counters(queue, &whitelist);
+    spi_finish();
+    return snap_result(fcinfo, n);
+}
+
+// metric_snap(queue, metric) -> (success, inserts): one row, 0 when the
+// counter does not exist.
+Datum metric_snap_one(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::string metric = arg_metric(fcinfo, 1);
+    spi_connect();
+    require_queue(queue);
+    const Counter c = counter_read(queue, metric);
+    SPIPlanPtr plan = queue_plan(
+        queue, "metric_snap_one",
+        [&] { return "INSERT INTO " + metrics_rel(queue) + " (metric, value) VALUES ($1, $2)"; },
+        {TEXTOID, INT8OID});
+    Datum values[2] = {to_text(metric), Int64GetDatum(c.value)};
+    const uint64_t n = queue_execute(queue, plan, values, nullptr);
+    spi_finish();
+    return snap_result(fcinfo, n);
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_metric_snap, fetchq::sql_api::metric_snap_all)
+FETCHQ_SQL_FUNCTION(fetchq_metric_snap_metric, fetchq::sql_api::metric_snap_one)
+FETCHQ_SQL_FUNCTION(fetchq_metric_snap_whitelist, fetchq::sql_api::metric_snap_some)
