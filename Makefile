@@ -12,7 +12,10 @@ SQL_PARTS   = $(sort $(wildcard src/schema/*.sql)) $(sort $(wildcard src/sql_api
 DATA_built  = fetchq--$(EXTVERSION).sql
 
 REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
-REGRESS_OPTS = --load-extension=fetchq --dbname=fetchq_regress
+# scripts/test.sh creates fetchq_regress with the extension and its scheduler off
+# (ALTER DATABASE ... SET fetchq.enabled = off), so that the workers never race
+# the tests of the mnt_* functions.
+REGRESS_OPTS = --use-existing
 
 PG_CONFIG  ?= pg_config
 PG_CPPFLAGS = -I$(CURDIR)/src -std=c++17
@@ -26,6 +29,8 @@ override with_llvm = no
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+CONTRIB_TESTDB = fetchq_regress
 
 # PGXS passes CPPFLAGS to both C and C++; -std=c++17 belongs to C++ only.
 override CPPFLAGS := $(filter-out -std=c++17,$(CPPFLAGS))

@@ -5,8 +5,8 @@
 -- mnt() and the lgp, sts and drp jobs call functions of other families and
 -- are not exercised here.
 
-SELECT * FROM fetchq.queue_create('mnt_q');
-SELECT * FROM fetchq.queue_create('mnt_q2');
+SELECT was_created FROM fetchq.queue_create('mnt_q');
+SELECT was_created FROM fetchq.queue_create('mnt_q2');
 
 \set docs 'SELECT subject, status, attempts FROM fetchq_data.mnt_q__docs ORDER BY subject'
 \set metrics 'SELECT metric, sum(value) AS value FROM fetchq.metrics WHERE queue = ''mnt_q'' GROUP BY 1 ORDER BY 1'
@@ -267,8 +267,8 @@ SELECT * FROM fetchq.mnt('soon');
 
 -- Clean up: our queues and jobs go, the others' jobs are put back.
 DELETE FROM fetchq.jobs WHERE queue IN ('mnt_missing', 'Bad-Name');
-SELECT * FROM fetchq.queue_drop('mnt_q');
-SELECT * FROM fetchq.queue_drop('mnt_q2');
+SELECT was_dropped FROM fetchq.queue_drop('mnt_q');
+SELECT was_dropped FROM fetchq.queue_drop('mnt_q2');
 UPDATE fetchq.jobs AS j SET next_iteration = p.next_iteration
 FROM mnt_parked AS p WHERE j.id = p.id;
 SELECT count(*) FROM fetchq.jobs WHERE queue LIKE 'mnt\_%';

@@ -18,9 +18,12 @@ const struct config_enum_entry kLogLevels[] = {
 
 void define_settings() {
     settings.log_level = DEBUG1;
+    // SUSET, not SIGHUP: ALTER DATABASE ... SET fetchq.enabled = off keeps the
+    // scheduler of one database idle (read when the scheduler connects).
     DefineCustomBoolVariable("fetchq.enabled", "Runs fetchq maintenance in background workers.",
-                             nullptr, &settings.enabled, true, PGC_SIGHUP, 0, nullptr, nullptr,
-                             nullptr);
+                             "Per database with ALTER DATABASE ... SET; takes effect when the "
+                             "scheduler of that database (re)starts.",
+                             &settings.enabled, true, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("fetchq.naptime",
                             "Longest sleep of a fetchq scheduler between two rounds.",
                             "A scheduler wakes earlier when a document or a lock is due, or when "

@@ -4,7 +4,7 @@
 namespace fetchq::worker {
 
 struct Settings {
-    bool enabled = true;          // fetchq.enabled (sighup)
+    bool enabled = true;          // fetchq.enabled (superuser, per database)
     int naptime_ms = 10000;       // fetchq.naptime: longest sleep of a scheduler (sighup)
     int batch_size = 1000;        // fetchq.batch_size: rows per task transaction (sighup)
     int max_databases = 16;       // fetchq.max_databases: scheduler slots (postmaster)
