@@ -12,7 +12,9 @@ SQL_PARTS   = $(sort $(wildcard src/schema/*.sql)) $(sort $(wildcard src/sql_api
 DATA_built  = fetchq--$(EXTVERSION).sql
 
 REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
-REGRESS_OPTS = --load-extension=fetchq --dbname=fetchq_regress
+REGRESS_OPTS = --load-extension=fetchq
+# PGXS appends --dbname=$(CONTRIB_TESTDB), which it sets itself: override it.
+override CONTRIB_TESTDB = fetchq_regress
 
 PG_CONFIG  ?= pg_config
 PG_CPPFLAGS = -I$(CURDIR)/src -std=c++17
@@ -40,8 +42,8 @@ $(OBJS): $(wildcard src/*/*.hpp)
 
 .PHONY: unit test demo format
 unit:
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && \
-	cmake --build build -j2 && ctest --test-dir build --output-on-failure
+	cmake -S . -B build/unit -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && \
+	cmake --build build/unit -j2 && ctest --test-dir build/unit --output-on-failure
 
 test:
 	./scripts/test.sh

@@ -26,7 +26,12 @@ case "$cmd" in
 start)
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
-    as_pg "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1
+    # UTF8 and a fixed locale, whatever the caller's environment: test output must not vary.
+    if ! as_pg "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres --no-sync --encoding=UTF8 \
+        --locale=C.UTF-8 >"$dir/initdb.log" 2>&1; then
+        cat "$dir/initdb.log" >&2
+        exit 1
+    fi
     port=$(free_port)
     {
         echo "port = $port"
@@ -37,7 +42,11 @@ start)
         echo "log_line_prefix = '%m [%p] %b '"
         for line in "$@"; do echo "$line"; done
     } >>"$dir/data/postgresql.conf"
-    as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null
+    if ! as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null; then
+        echo "pg_cluster: the server did not start; end of $dir/server.log:" >&2
+        tail -n 30 "$dir/server.log" >&2 || true
+        exit 1
+    fi
     echo "$port"
     ;;
 stop)
