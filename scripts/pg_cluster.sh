@@ -32,9 +32,7 @@ start)
         cat "$dir/initdb.log" >&2
         exit 1
     fi
-    port=$(free_port)
     {
-        echo "port = $port"
         echo "listen_addresses = '127.0.0.1'"
         echo "unix_socket_directories = '$dir'"
         echo "shared_preload_libraries = 'fetchq'"
@@ -42,11 +40,20 @@ start)
         echo "log_line_prefix = '%m [%p] %b '"
         for line in "$@"; do echo "$line"; done
     } >>"$dir/data/postgresql.conf"
-    if ! as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null; then
-        echo "pg_cluster: the server did not start; end of $dir/server.log:" >&2
-        tail -n 30 "$dir/server.log" >&2 || true
-        exit 1
-    fi
+    # The free port may be taken before the server binds it: then try another
+    # (the last "port" line of postgresql.conf wins).
+    for attempt in 1 2 3; do
+        port=$(free_port)
+        echo "port = $port" >>"$dir/data/postgresql.conf"
+        if as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null; then
+            break
+        fi
+        if [ "$attempt" = 3 ] || ! grep -q 'could not bind' "$dir/server.log"; then
+            echo "pg_cluster: the server did not start; end of $dir/server.log:" >&2
+            tail -n 30 "$dir/server.log" >&2 || true
+            exit 1
+        fi
+    done
     echo "$port"
     ;;
 stop)

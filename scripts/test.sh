@@ -6,7 +6,7 @@
 # log for crashes. Ends with "N passed, N failed"; exits non-zero on a failure.
 #   FETCHQ_SKIP_DEPS=1 skips the dependency step.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd -P)
 
 # Test output must not depend on the caller's locale.
