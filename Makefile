@@ -16,6 +16,8 @@ REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
 # (ALTER DATABASE ... SET fetchq.enabled = off), so that the workers never race
 # the tests of the mnt_* functions.
 REGRESS_OPTS = --use-existing
+# PGXS appends --dbname=$(CONTRIB_TESTDB), which it sets itself: override it.
+override CONTRIB_TESTDB = fetchq_regress
 
 PG_CONFIG  ?= pg_config
 PG_CPPFLAGS = -I$(CURDIR)/src -std=c++17
@@ -30,7 +32,6 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-CONTRIB_TESTDB = fetchq_regress
 
 # PGXS passes CPPFLAGS to both C and C++; -std=c++17 belongs to C++ only.
 override CPPFLAGS := $(filter-out -std=c++17,$(CPPFLAGS))
@@ -45,8 +46,8 @@ $(OBJS): $(wildcard src/*/*.hpp)
 
 .PHONY: unit test demo format
 unit:
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && \
-	cmake --build build -j2 && ctest --test-dir build --output-on-failure
+	cmake -S . -B build/unit -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && \
+	cmake --build build/unit -j2 && ctest --test-dir build/unit --output-on-failure
 
 test:
 	./scripts/test.sh

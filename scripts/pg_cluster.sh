@@ -26,10 +26,13 @@ case "$cmd" in
 start)
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
-    as_pg "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1
-    port=$(free_port)
+    # UTF8 and a fixed locale, whatever the caller's environment: test output must not vary.
+    if ! as_pg "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres --no-sync --encoding=UTF8 \
+        --locale=C.UTF-8 >"$dir/initdb.log" 2>&1; then
+        cat "$dir/initdb.log" >&2
+        exit 1
+    fi
     {
-        echo "port = $port"
         echo "listen_addresses = '127.0.0.1'"
         echo "unix_socket_directories = '$dir'"
         echo "shared_preload_libraries = 'fetchq'"
@@ -37,7 +40,20 @@ start)
         echo "log_line_prefix = '%m [%p] %b '"
         for line in "$@"; do echo "$line"; done
     } >>"$dir/data/postgresql.conf"
-    as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null
+    # The free port may be taken before the server binds it: then try another
+    # (the last "port" line of postgresql.conf wins).
+    for attempt in 1 2 3; do
+        port=$(free_port)
+        echo "port = $port" >>"$dir/data/postgresql.conf"
+        if as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null; then
+            break
+        fi
+        if [ "$attempt" = 3 ] || ! grep -q 'could not bind' "$dir/server.log"; then
+            echo "pg_cluster: the server did not start; end of $dir/server.log:" >&2
+            tail -n 30 "$dir/server.log" >&2 || true
+            exit 1
+        fi
+    done
     echo "$port"
     ;;
 stop)

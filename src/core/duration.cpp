@@ -101,7 +101,11 @@ std::optional<Duration> parse_duration(std::string_view text) {
         switch (u->field) {
             case Field::kMicros: micros += number * u->factor; break;
             case Field::kDays: days += number * u->factor; break;
-            case Field::kMonths: months += number * u->factor; break;
+            case Field::kMonths:
+                // PostgreSQL rounds a fraction of a year to whole months; only a
+                // fraction of a month spills into days.
+                months += u->factor == 12 ? std::nearbyint(number * 12) : number;
+                break;
         }
         ++terms;
     }

@@ -19,7 +19,8 @@ struct TupleDoc {
 
 // Parses the whole text. Each tuple is (subject, priority, payload, {DATA}):
 // subject and payload are SQL string literals ('' doubles a quote, E'...'
-// allows backslash escapes), priority an integer, payload may be NULL.
+// allows backslash escapes as PostgreSQL reads them, yielding valid UTF-8),
+// priority an integer, payload may be NULL.
 // Throws core::Error (22P02) naming the position of the first problem.
 std::vector<TupleDoc> parse_tuple_text(std::string_view text);
 

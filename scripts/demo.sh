@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Builds fetchq, installs it into the system's PostgreSQL 15, starts a
+# throwaway cluster with the library preloaded (left running), and walks one
+# queue through a job's life. FETCHQ_DEMO_DIR (default /tmp/fetchq-demo) holds
+# the cluster; a previous demo cluster there is stopped and replaced.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd -P)
+export LANG=C.UTF-8 PGCLIENTENCODING=UTF8
+unset LC_ALL PGDATABASE PGSERVICE PGOPTIONS
+
+SYS_PGBIN=/usr/lib/postgresql/15/bin
+DIR=${FETCHQ_DEMO_DIR:-/tmp/fetchq-demo}
+DB=fetchq_demo
+if [ "$(id -u)" = 0 ]; then SUDO=(); else SUDO=(sudo); fi
+
+echo "== installing dependencies"
+scripts/install-deps.sh
+
+echo "== building"
+mkdir -p build
+if ! make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >build/demo-build.log 2>&1; then
+    grep -E -A5 '(warning|error):' build/demo-build.log || tail -n 40 build/demo-build.log
+    echo "build failed (build/demo-build.log)" >&2
+    exit 1
+fi
+grep -E -A3 'warning:' build/demo-build.log || true
+
+echo "== installing into the system PostgreSQL ($("$SYS_PGBIN/pg_config" --pkglibdir))"
+"${SUDO[@]}" make install PG_CONFIG=$SYS_PGBIN/pg_config >/dev/null
+
+echo "== starting a throwaway cluster in $DIR"
+if [ -e "$DIR" ]; then
+    if [ ! -f "$DIR/data/PG_VERSION" ] && [ -n "$(ls -A "$DIR")" ]; then
+        echo "$DIR exists and is not a demo cluster: set FETCHQ_DEMO_DIR elsewhere" >&2
+        exit 1
+    fi
+    PGBIN=$SYS_PGBIN scripts/pg_cluster.sh stop "$DIR"
+    rm -rf "$DIR"
+fi
+PORT=$(PGBIN=$SYS_PGBIN scripts/pg_cluster.sh start "$DIR")
+export PGHOST=$DIR PGPORT=$PORT PGUSER=postgres
+psql -X -q -d postgres -c "CREATE DATABASE $DB"
+
+echo "== the demo (each statement is echoed, then its result)"
+psql -X -q -e -v ON_ERROR_STOP=1 -d "$DB" <<'SQL'
+\pset footer off
+\echo
+\echo '-- Install the extension in this database.'
+CREATE EXTENSION fetchq;
+
+\echo
+\echo '-- Create a queue: its documents live in fetchq_data.demo__docs.'
+SELECT * FROM fetchq.queue_create('demo');
+
+\echo
+\echo '-- Push four documents (queue, subject, version, priority, next_iteration, payload).'
+\echo '-- The last one is planned an hour ahead: it will not be picked before then.'
+SELECT * FROM fetchq.doc_push('demo', 'send-welcome-mail', 0, 0, now(), '{"to": "ada@example.com"}');
+SELECT * FROM fetchq.doc_push('demo', 'resize-avatar', 0, 5, now(), '{"user": 42}');
+SELECT * FROM fetchq.doc_push('demo', 'charge-card', 0, 0, now(), '{"amount": 10}');
+SELECT * FROM fetchq.doc_push('demo', 'weekly-report', 0, 0, now() + interval '1 hour', '{}');
+
+\echo
+\echo '-- Status: 0 planned, 1 pending, 2 active (picked), 3 completed, -1 killed.'
+SELECT subject, status, priority, attempts, next_iteration > now() AS in_the_future
+FROM fetchq_data.demo__docs ORDER BY priority DESC, created_at;
+
+\echo
+\echo '-- A worker picks two documents and locks them for 5 minutes (highest priority first).'
+SELECT subject, payload, attempts FROM fetchq.doc_pick('demo', 0, 2, '5m');
+
+\echo
+\echo '-- One job succeeds: complete it, storing a new payload.'
+SELECT * FROM fetchq.doc_complete('demo', 'resize-avatar', '{"user": 42, "done": true}');
+
+\echo
+\echo '-- The other fails: reject it. It goes back to pending and the error is logged.'
+SELECT * FROM fetchq.doc_reject('demo', 'send-welcome-mail', 'SMTP server did not answer',
+                                '{"smtp": "mail.example.com"}');
+SELECT subject, message, details FROM fetchq_data.demo__logs;
+
+\echo
+\echo '-- The documents now.'
+SELECT subject, status, attempts FROM fetchq_data.demo__docs ORDER BY priority DESC, created_at;
+
+\echo
+\echo '-- Counters of the queue (updated as each transaction commits).'
+\set ECHO none
+SELECT to_regprocedure('fetchq.metric_get_common(character varying)') IS NOT NULL AS has_common
+\gset
+\set ECHO queries
+\if :has_common
+SELECT * FROM fetchq.metric_get_common('demo');
+\else
+SELECT metric, sum(value) AS value FROM fetchq.metrics WHERE queue = 'demo' GROUP BY 1 ORDER BY 1;
+\endif
+SQL
+
+cat <<EOF
+
+== the cluster is still running
+connect:  psql -h $DIR -p $PORT -U postgres $DB
+stop:     PGBIN=$SYS_PGBIN $ROOT/scripts/pg_cluster.sh stop $DIR
+EOF

@@ -1,0 +1,59 @@
+#include "worker/session_end.hpp"
+
+#include "pg/guard.hpp"
+#include "worker/shared_state.hpp"
+
+extern "C" {
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/backend_status.h"
+}
+
+namespace fetchq::worker {
+namespace {
+
+bool g_watching = false;
+
+int64_t key_of(int pid, TimestampTz started) {
+    // Low 32 bits: start time in milliseconds, wrapped; enough to tell apart
+    // two sessions that had the same pid.
+    const auto ms = static_cast<uint64_t>(started / 1000);
+    return static_cast<int64_t>((static_cast<uint64_t>(pid) << 32) | (ms & 0xFFFFFFFFu));
+}
+
+void on_session_exit(int, Datum) {
+    SharedState* s = shared();
+    if (s == nullptr) return;
+    for (int i = 0; i < s->nslots; ++i) {
+        DbSlot* slot = &s->slots[i];
+        if (slot->state == kSlotFree || slot->dboid != MyDatabaseId) continue;
+        pg_atomic_write_u32(&slot->sessions_ended, 1);
+        Latch* latch = slot->latch;
+        if (latch != nullptr) SetLatch(latch);
+    }
+}
+
+}  // namespace
+
+int64_t session_key() { return key_of(MyProcPid, MyStartTimestamp); }
+
+void watch_session_end() {
+    if (g_watching) return;
+    pg::pg_call([] { before_shmem_exit(on_session_exit, 0); });
+    g_watching = true;
+}
+
+std::vector<int64_t> live_session_keys() {
+    std::vector<int64_t> keys;
+    const int n = pg::pg_call([] { return pgstat_fetch_stat_numbackends(); });
+    keys.reserve(static_cast<size_t>(n));
+    for (int i = 1; i <= n; ++i) {
+        LocalPgBackendStatus* entry = pg::pg_call([&] { return pgstat_fetch_stat_local_beentry(i); });
+        if (entry == nullptr || entry->backendStatus.st_procpid <= 0) continue;
+        keys.push_back(key_of(entry->backendStatus.st_procpid,
+                              entry->backendStatus.st_proc_start_timestamp));
+    }
+    return keys;
+}
+
+}  // namespace fetchq::worker

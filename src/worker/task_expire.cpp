@@ -1,0 +1,40 @@
+// Planned or pending documents past their expires_at are deleted. Active
+// ones are left to their consumer: completing an expired job is its call.
+#include <string>
+
+#include "pg/metrics.hpp"
+#include "pg/queue_sql.hpp"
+#include "worker/tasks.hpp"
+
+namespace fetchq::worker {
+
+int64_t expire_documents(std::string_view queue, int32_t limit) {
+    using namespace fetchq::pg;
+    check_task_limit(limit);
+    SPIPlanPtr plan = queue_plan(
+        queue, "expire",
+        [&] {
+            const std::string docs = docs_rel(queue);
+            return "DELETE FROM " + docs +
+                   " WHERE subject = ANY (ARRAY(SELECT subject FROM " + docs +
+                   " WHERE expires_at IS NOT NULL AND status IN (0, 1) AND expires_at <= now()"
+                   " ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED))"
+                   " RETURNING status, version";
+        },
+        {INT4OID});
+    Datum limit_arg = Int32GetDatum(limit);
+    const uint64_t n = queue_execute(queue, plan, &limit_arg, nullptr);
+    for (uint64_t row = 0; row < n; ++row) {
+        const int64_t status = spi_int(row, 1);
+        const int64_t version = spi_int(row, 2);
+        metric_add(queue, status == 0 ? "pln" : "pnd", -1);
+        metric_add(queue, "v" + std::to_string(version), -1);
+    }
+    if (n > 0) {
+        metric_add(queue, "cnt", -static_cast<int64_t>(n));
+        metric_add(queue, "exp", static_cast<int64_t>(n));
+    }
+    return static_cast<int64_t>(n);
+}
+
+}  // namespace fetchq::worker
