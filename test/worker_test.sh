@@ -50,6 +50,35 @@ q "SELECT count(*) FROM fetchq.doc_pick('wk', 0, 1, '1s')" >/dev/null
 wait_for "orphan killed after max_attempts" 15 \
     "SELECT status || ':' || attempts FROM fetchq_data.wk__docs WHERE subject = 'planned1'" "-1:2"
 
+# Session-bound picks come back as soon as the picking session ends:
+# a clean disconnect, and pg_terminate_backend.
+q "SELECT fetchq.doc_push_many('wk', ARRAY['sb1', 'sb2'])" >/dev/null
+q "SELECT count(*) FROM fetchq.doc_pick('wk', 0, 1, '1 hour', true)" >/dev/null
+wait_for "session-bound pick released after disconnect" 10 \
+    "SELECT count(*) FROM fetchq_data.wk__docs WHERE subject LIKE 'sb_' AND status = 1 AND lock_session IS NULL" 2
+psql -X -q -d "$db" -c "SELECT count(*) FROM fetchq.doc_pick('wk', 0, 1, '1 hour', true)" \
+    -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+holder=$!
+wait_for "a session holds a session-bound pick" 10 \
+    "SELECT count(*) FROM fetchq_data.wk__docs WHERE lock_session IS NOT NULL" 1
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()" >/dev/null
+wait $holder 2>/dev/null || true
+wait_for "session-bound pick released after pg_terminate_backend" 10 \
+    "SELECT count(*) FROM fetchq_data.wk__docs WHERE subject LIKE 'sb_' AND status = 1 AND lock_session IS NULL" 2
+
+# A temporary queue disappears once its session has ended.
+tmp=$(q "SELECT fetchq.queue_create_temporary()")
+wait_for "temporary queue dropped after its session ended" 10 \
+    "SELECT count(*) FROM fetchq.queues WHERE name = '$tmp'" 0
+wait_for "its tables are gone too" 5 "SELECT to_regclass('fetchq_data.${tmp}__docs') IS NULL" t
+
+# Planned or pending documents past their expiry are deleted and counted.
+q "SELECT fetchq.doc_push('wk', 'exp1', 0, 0, now() + interval '1 hour', '{}', clock_timestamp() + interval '1 second')" >/dev/null
+q "SELECT fetchq.doc_push('wk', 'exp2', 0, 0, now(), '{}', clock_timestamp() + interval '1 second')" >/dev/null
+wait_for "expired documents deleted" 15 \
+    "SELECT count(*) FROM fetchq_data.wk__docs WHERE subject LIKE 'exp_'" 0
+wait_for "exp counter" 5 "SELECT sum(value) FROM fetchq.metrics WHERE queue = 'wk' AND metric = 'exp'" 2
+
 # worker_status reports the rounds.
 wait_for "worker_status shows the promotion" 5 \
     "SELECT rows_total > 0 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'" t

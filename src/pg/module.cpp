@@ -2,6 +2,10 @@
 
 #include "pg/metrics.hpp"
 #include "pg/postgres.hpp"
+
+extern "C" {
+#include "commands/extension.h"
+}
 #include "worker/database_guard.hpp"
 #include "worker/launcher.hpp"
 #include "worker/settings.hpp"
@@ -21,7 +25,8 @@ bool g_noticed = false;
 bool loaded_at_startup() { return g_preloaded; }
 
 void notice_if_not_preloaded() {
-    if (g_preloaded || g_noticed) return;
+    // Not from the extension script: it runs with client_min_messages raised.
+    if (g_preloaded || g_noticed || creating_extension) return;
     g_noticed = true;
     ereport(NOTICE,
             (errmsg("fetchq in-server maintenance is not running"),

@@ -26,6 +26,11 @@ constexpr IndexSpec kIndexes[] = {
     // orphans and dead documents: active ones by lock expiry.
     {"__docs_active_idx", Table::kDocs,
      " (next_iteration) WHERE status = 2 AND lock_upgrade IS NULL"},
+    // expiration: planned or pending documents by expiry.
+    {"__docs_expiry_idx", Table::kDocs,
+     " (expires_at) WHERE expires_at IS NOT NULL AND status IN (0, 1)"},
+    // session-bound picks: only documents picked that way are indexed.
+    {"__docs_session_idx", Table::kDocs, " (lock_session) WHERE lock_session IS NOT NULL"},
     // retention of logs and metrics.
     {"__logs_created_idx", Table::kLogs, " (created_at)"},
     {"__metrics_created_idx", Table::kMetrics, " (created_at)"},
@@ -54,8 +59,10 @@ bool index_exists(const std::string& name) {
 
 }  // namespace
 
-void create_queue_tables(std::string_view queue) {
-    spi_execute_text("CREATE TABLE " + docs_rel(queue) +
+void create_queue_tables(std::string_view queue, bool unlogged) {
+    // A temporary queue dies with its session: it needs no WAL.
+    const std::string create = unlogged ? "CREATE UNLOGGED TABLE " : "CREATE TABLE ";
+    spi_execute_text(create + docs_rel(queue) +
                      " ("
                      "subject CHARACTER VARYING(50) NOT NULL PRIMARY KEY, "
                      "version INTEGER DEFAULT 0, "
@@ -67,8 +74,11 @@ void create_queue_tables(std::string_view queue) {
                      "lock_upgrade TIMESTAMP WITH TIME ZONE, "
                      "created_at TIMESTAMP WITH TIME ZONE, "
                      "last_iteration TIMESTAMP WITH TIME ZONE, "
-                     "payload JSONB)");
-    spi_execute_text("CREATE TABLE " + logs_rel(queue) +
+                     "payload JSONB, "
+                     // fetchq's own columns, after Fetchq 4's:
+                     "expires_at TIMESTAMP WITH TIME ZONE, "
+                     "lock_session BIGINT)");
+    spi_execute_text(create + logs_rel(queue) +
                      " ("
                      "id SERIAL PRIMARY KEY, "
                      "created_at TIMESTAMP WITH TIME ZONE DEFAULT now(), "
@@ -76,7 +86,7 @@ void create_queue_tables(std::string_view queue) {
                      "message CHARACTER VARYING(255) NOT NULL, "
                      "details JSONB, "
                      "ref_id VARCHAR)");
-    spi_execute_text("CREATE TABLE " + metrics_rel(queue) +
+    spi_execute_text(create + metrics_rel(queue) +
                      " ("
                      "id SERIAL PRIMARY KEY, "
                      "created_at TIMESTAMP WITH TIME ZONE DEFAULT now(), "

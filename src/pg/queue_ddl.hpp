@@ -5,11 +5,12 @@
 
 namespace fetchq::pg {
 
-// Creates <queue>__docs, __logs, __metrics and the queue's indexes.
-void create_queue_tables(std::string_view queue);
+// Creates <queue>__docs, __logs, __metrics and the queue's indexes;
+// unlogged for temporary queues.
+void create_queue_tables(std::string_view queue, bool unlogged = false);
 
 // The queue's indexes: pick (pending documents of every version), planned,
-// active, and created_at on __logs and __metrics for retention. None depends
+// active, expiry, session (session-bound picks), and created_at on __logs and __metrics for retention. None depends
 // on max_attempts or current_version, so changing those never needs a
 // rebuild, and dropping a version has no index to drop.
 // Creates the missing ones; returns how many it created.

@@ -13,7 +13,12 @@ CREATE TABLE fetchq.queues (
     max_attempts INTEGER DEFAULT 5,
     logs_retention VARCHAR(25) DEFAULT '24h',
     metrics_retention JSONB DEFAULT '[]',
-    config JSONB DEFAULT '{}'
+    config JSONB DEFAULT '{}',
+    -- fetchq's own columns:
+    -- time-to-live given to documents pushed without an expiry (NULL: none)
+    default_ttl INTERVAL,
+    -- the session that owns a temporary queue (see queue_create_temporary)
+    owner_session BIGINT
 );
 
 -- Counters. Fetchq keeps one row per (queue, metric); fetchq stripes each

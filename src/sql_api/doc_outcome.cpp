@@ -24,7 +24,7 @@ int64_t finish_active(const std::string& queue, const char* name, const char* se
         queue, name,
         [&] {
             return "UPDATE " + docs_rel(queue) + " SET " + set_clause +
-                   ", payload = COALESCE($2, payload)"
+                   ", payload = COALESCE($2, payload), lock_session = NULL"
                    " WHERE subject = $1 AND status = 2";
         },
         {TEXTOID, JSONBOID});
@@ -78,8 +78,8 @@ Datum doc_complete_many(FunctionCallInfo fcinfo) {
         [&] {
             return "UPDATE " + docs_rel(queue) +
                    " SET status = 3, attempts = 0, iterations = iterations + 1,"
-                   " last_iteration = now(), next_iteration = '2970-01-01 00:00:00+00'"
-                   " WHERE subject = ANY ($1::text[]) AND status = 2";
+                   " last_iteration = now(), next_iteration = '2970-01-01 00:00:00+00',"
+                   " lock_session = NULL WHERE subject = ANY ($1::text[]) AND status = 2";
         },
         {TEXTARRAYOID});
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &subjects, nullptr));
@@ -127,7 +127,7 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
             return "UPDATE " + docs_rel(queue) +
                    " SET status = $3, next_iteration = $2, attempts = 0,"
                    " iterations = iterations + 1, last_iteration = now(),"
-                   " payload = COALESCE($4, payload)"
+                   " payload = COALESCE($4, payload), lock_session = NULL"
                    " WHERE subject = $1 AND status = 2";
         },
         {TEXTOID, TIMESTAMPTZOID, INT4OID, JSONBOID});
@@ -164,7 +164,7 @@ Datum doc_reject(FunctionCallInfo fcinfo) {
                    "(SELECT q.max_attempts FROM fetchq.queues q WHERE q.name = $2), 5)"
                    " THEN -1 ELSE 1 END,"
                    " lock_upgrade = CASE WHEN d.lock_upgrade IS NULL THEN NULL ELSE now() END,"
-                   " iterations = d.iterations + 1, last_iteration = now()"
+                   " iterations = d.iterations + 1, last_iteration = now(), lock_session = NULL"
                    " WHERE d.subject = $1 AND d.status = 2 RETURNING d.status";
         },
         {TEXTOID, TEXTOID});

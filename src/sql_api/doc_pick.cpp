@@ -6,6 +6,7 @@
 #include "pg/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
+#include "worker/session_end.hpp"
 #include "worker/wake.hpp"
 
 namespace fetchq::sql_api {
@@ -23,24 +24,29 @@ SPIPlanPtr pick_plan(const std::string& queue) {
             // subject = ANY(ARRAY(...)): the locked subjects are looked up by
             // primary key; a join here gets a generic plan that hashes the table.
             return "UPDATE " + docs +
-                   " AS d SET status = 2, next_iteration = now() + $3, attempts = d.attempts + 1"
+                   " AS d SET status = 2, next_iteration = now() + $3, attempts = d.attempts + 1,"
+                   " lock_session = $4"
                    " WHERE d.subject = ANY (ARRAY(SELECT subject FROM " + docs +
                    " WHERE status = 1 AND lock_upgrade IS NULL AND version = $1"
                    " AND next_iteration <= now()"
+                   " AND (expires_at IS NULL OR expires_at > now())"
                    " ORDER BY priority DESC, next_iteration, attempts"
                    " LIMIT $2 FOR UPDATE SKIP LOCKED))"
                    " RETURNING d.subject, d.payload, d.version, d.priority, d.attempts,"
                    " d.iterations, d.created_at, d.last_iteration, d.next_iteration,"
                    " d.lock_upgrade";
         },
-        {INT4OID, INT4OID, INTERVALOID});
+        {INT4OID, INT4OID, INTERVALOID, INT8OID});
 }
 
-// doc_pick(queue [, version, limit, duration]) / (queue, duration) / (queue, limit)
+// doc_pick(queue [, version, limit, duration [, session_bound]]) /
+// (queue, duration) / (queue, limit). Documents picked session-bound carry
+// the session's key and go back to pending as soon as the session ends.
 Datum doc_pick(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     int32_t version = 0, limit = 1;
     Interval* lock = nullptr;
+    bool session_bound = false;
     switch (PG_NARGS()) {
         case 1:
             lock = parse_duration_or_throw(kDefaultLock, "duration");
@@ -60,14 +66,18 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
             version = arg_int(fcinfo, 1, "version");
             limit = arg_limit(fcinfo, 2, "limit");
             lock = arg_duration(fcinfo, 3, "duration");
+            session_bound = PG_NARGS() > 4 && arg_bool(fcinfo, 4, "session_bound");
             break;
     }
     begin_rows(fcinfo);
     if (limit == 0) return (Datum)0;
     spi_connect();
     SPIPlanPtr plan = pick_plan(queue);
-    Datum values[3] = {Int32GetDatum(version), Int32GetDatum(limit), IntervalPGetDatum(lock)};
-    const uint64_t n = queue_execute(queue, plan, values, nullptr);
+    if (session_bound) worker::watch_session_end();
+    Datum values[4] = {Int32GetDatum(version), Int32GetDatum(limit), IntervalPGetDatum(lock),
+                       Int64GetDatum(session_bound ? worker::session_key() : 0)};
+    const char nulls[4] = {' ', ' ', ' ', session_bound ? ' ' : 'n'};
+    const uint64_t n = queue_execute(queue, plan, values, nulls);
     for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
     spi_finish();
     if (n > 0) {

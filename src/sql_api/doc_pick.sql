@@ -28,3 +28,13 @@ RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
     last_iteration TIMESTAMP WITH TIME ZONE, next_iteration TIMESTAMP WITH TIME ZONE,
     lock_upgrade TIMESTAMP WITH TIME ZONE)
 AS 'MODULE_PATHNAME', 'fetchq_doc_pick' LANGUAGE C VOLATILE ROWS 10;
+
+-- fetchq: with session_bound = true the documents go back to pending as soon as
+-- the picking session ends (disconnect, crash, pg_terminate_backend).
+CREATE FUNCTION fetchq.doc_pick(queue VARCHAR, version INTEGER, "limit" INTEGER,
+    duration VARCHAR, session_bound BOOLEAN)
+RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
+    attempts INTEGER, iterations BIGINT, created_at TIMESTAMP WITH TIME ZONE,
+    last_iteration TIMESTAMP WITH TIME ZONE, next_iteration TIMESTAMP WITH TIME ZONE,
+    lock_upgrade TIMESTAMP WITH TIME ZONE)
+AS 'MODULE_PATHNAME', 'fetchq_doc_pick' LANGUAGE C VOLATILE ROWS 10;

@@ -47,22 +47,35 @@ void count_pushed(const std::string& queue, int32_t version, int status, int64_t
 }
 
 // One document; 1 when queued, 0 when the subject already exists.
+// Expiry of pushed documents: the given one, else now() + the queue's
+// default_ttl (NULL when the queue has none).
+constexpr const char* kExpirySql =
+    "COALESCE($7, now() + (SELECT q.default_ttl FROM fetchq.queues q WHERE q.name = $8))";
+
 int64_t push_one(const std::string& queue, const std::string& subject, int32_t version,
-                 int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null) {
+                 int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
+                 const TimestampTz* expires_at = nullptr) {
     check_subject(subject);
     const int status = status_for(next_iteration);
     SPIPlanPtr plan = queue_plan(
         queue, "push",
         [&] {
             return "INSERT INTO " + docs_rel(queue) +
-                   " (subject, version, priority, status, next_iteration, payload, created_at)"
-                   " VALUES ($1, $2, $3, $4, $5, $6, now()) ON CONFLICT (subject) DO NOTHING";
+                   " (subject, version, priority, status, next_iteration, payload, created_at,"
+                   " expires_at) VALUES ($1, $2, $3, $4, $5, $6, now(), " +
+                   std::string(kExpirySql) + ") ON CONFLICT (subject) DO NOTHING";
         },
-        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID});
-    Datum values[6] = {to_text(subject),          Int32GetDatum(version),
-                       Int32GetDatum(priority),   Int32GetDatum(status),
-                       TimestampTzGetDatum(next_iteration), payload};
-    char nulls[6] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' '};
+        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID, TIMESTAMPTZOID, TEXTOID});
+    Datum values[8] = {to_text(subject),
+                       Int32GetDatum(version),
+                       Int32GetDatum(priority),
+                       Int32GetDatum(status),
+                       TimestampTzGetDatum(next_iteration),
+                       payload,
+                       TimestampTzGetDatum(expires_at ? *expires_at : 0),
+                       to_text(queue)};
+    char nulls[8] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n',
+                     ' '};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     count_pushed(queue, version, status, n, next_iteration);
     return n;
@@ -76,19 +89,25 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
         queue, "push_batch",
         [&] {
             return "INSERT INTO " + docs_rel(queue) +
-                   " (subject, version, priority, status, next_iteration, payload, created_at)"
-                   " SELECT d.subject, $4, d.priority, $5, $6, d.payload, now()"
+                   " (subject, version, priority, status, next_iteration, payload, created_at,"
+                   " expires_at)"
+                   " SELECT d.subject, $4, d.priority, $5, $6, d.payload, now(), " +
+                   std::string(kExpirySql) +
                    " FROM unnest($1::text[], $2::int4[], $3::jsonb[]) AS d(subject, priority, payload)"
                    " ON CONFLICT (subject) DO NOTHING";
         },
-        {TEXTARRAYOID, INT4ARRAYOID, JSONBARRAYOID, INT4OID, INT4OID, TIMESTAMPTZOID});
-    Datum values[6] = {subjects,
+        {TEXTARRAYOID, INT4ARRAYOID, JSONBARRAYOID, INT4OID, INT4OID, TIMESTAMPTZOID,
+         TIMESTAMPTZOID, TEXTOID});
+    Datum values[8] = {subjects,
                        priorities,
                        payloads,
                        Int32GetDatum(version),
                        Int32GetDatum(status),
-                       TimestampTzGetDatum(next_iteration)};
-    const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nullptr));
+                       TimestampTzGetDatum(next_iteration),
+                       (Datum)0,
+                       to_text(queue)};
+    const char nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', 'n', ' '};
+    const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     count_pushed(queue, version, status, n, next_iteration);
     return n;
 }
@@ -110,6 +129,8 @@ Datum doc_push(FunctionCallInfo fcinfo) {
     TimestampTz next_iteration = GetCurrentTransactionStartTimestamp();
     Datum payload;
     bool payload_null = false;
+    TimestampTz expires_at = 0;
+    bool has_expiry = false;
     switch (PG_NARGS()) {
         case 2:  // (queue, subject)
             payload = empty_jsonb();
@@ -121,16 +142,21 @@ Datum doc_push(FunctionCallInfo fcinfo) {
             payload = arg_datum(fcinfo, 2, &payload_null);
             next_iteration = arg_timestamptz(fcinfo, 3, "next_iteration");
             break;
-        default:  // (queue, subject, version, priority, next_iteration, payload)
+        default:  // (queue, subject, version, priority, next_iteration, payload [, expires_at])
             version = arg_int(fcinfo, 2, "version");
             priority = arg_int(fcinfo, 3, "priority");
             next_iteration = arg_timestamptz(fcinfo, 4, "next_iteration");
             payload = arg_datum(fcinfo, 5, &payload_null);
+            if (PG_NARGS() > 6 && !arg_is_null(fcinfo, 6)) {
+                expires_at = PG_GETARG_TIMESTAMPTZ(6);
+                has_expiry = true;
+            }
             break;
     }
     spi_connect();
     const int64_t n = push_one(queue, subject, version, priority, next_iteration, payload,
-                               payload_null);
+                               payload_null, has_expiry ? &expires_at : nullptr);
+    if (n > 0 && has_expiry) worker::note_due(expires_at);
     spi_finish();
     return queued_docs_result(fcinfo, n);
 }

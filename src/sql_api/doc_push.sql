@@ -5,6 +5,13 @@ CREATE FUNCTION fetchq.doc_push(queue VARCHAR, subject VARCHAR, version INTEGER,
     OUT queued_docs INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_doc_push' LANGUAGE C VOLATILE;
 
+-- fetchq: a document that the scheduler deletes if it is still planned or
+-- pending at expires_at (NULL: the queue's default_ttl, if any).
+CREATE FUNCTION fetchq.doc_push(queue VARCHAR, subject VARCHAR, version INTEGER,
+    priority INTEGER, next_iteration TIMESTAMP WITH TIME ZONE, payload JSONB,
+    expires_at TIMESTAMP WITH TIME ZONE, OUT queued_docs INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_doc_push' LANGUAGE C VOLATILE;
+
 CREATE FUNCTION fetchq.doc_push(queue VARCHAR, subject VARCHAR, OUT queued_docs INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_doc_push' LANGUAGE C VOLATILE;
 

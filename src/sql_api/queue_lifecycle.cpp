@@ -5,6 +5,7 @@
 #include "pg/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
+#include "worker/session_end.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -103,6 +104,32 @@ Datum queue_drop(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
+// queue_create_temporary(): a queue owned by this session, with unlogged
+// tables, dropped by the scheduler soon after the session ends.
+Datum queue_create_temporary(FunctionCallInfo fcinfo) {
+    static uint32_t counter = 0;
+    const int64_t key = worker::session_key();
+    char name[41];
+    snprintf(name, sizeof(name), "tmp_%016llx_%u", static_cast<unsigned long long>(key),
+             ++counter);
+    const std::string queue(name);
+    spi_connect();
+    bool created = false;
+    register_queue(queue, &created);
+    if (!created) throw_queue_missing(queue);  // cannot happen: the name is ours
+    SPIPlanPtr own = cached_plan(
+        "", "queue_own",
+        [] { return std::string("UPDATE fetchq.queues SET owner_session = $2 WHERE name = $1"); },
+        {TEXTOID, INT8OID});
+    Datum values[2] = {to_text(queue), Int64GetDatum(key)};
+    spi_execute(own, values, nullptr, false);
+    create_queue_tables(queue, /*unlogged=*/true);
+    notify("fetchq_queue_create", queue);
+    spi_finish();
+    worker::watch_session_end();
+    return to_text(queue);
+}
+
 // Fetchq registered an unknown name here without creating its tables; a
 // half-made queue helps nobody, so an unknown name is an error.
 Datum queue_get_id(FunctionCallInfo fcinfo) {
@@ -124,3 +151,4 @@ Datum queue_get_id(FunctionCallInfo fcinfo) {
 FETCHQ_SQL_FUNCTION(fetchq_queue_create, fetchq::sql_api::queue_create)
 FETCHQ_SQL_FUNCTION(fetchq_queue_drop, fetchq::sql_api::queue_drop)
 FETCHQ_SQL_FUNCTION(fetchq_queue_get_id, fetchq::sql_api::queue_get_id)
+FETCHQ_SQL_FUNCTION(fetchq_queue_create_temporary, fetchq::sql_api::queue_create_temporary)

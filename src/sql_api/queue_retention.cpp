@@ -175,6 +175,29 @@ Datum queue_set_logs_retention(FunctionCallInfo fcinfo) {
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
+// queue_set_default_ttl(queue, ttl text) -> affected_rows: documents pushed
+// without an expiry expire ttl after their push; NULL removes the default.
+Datum queue_set_default_ttl(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    Interval* ttl = nullptr;
+    if (auto text = arg_text_or_null(fcinfo, 1)) ttl = parse_duration_or_throw(*text, "ttl");
+    if (ttl != nullptr && (ttl->month < 0 || ttl->day < 0 || ttl->time < 0 ||
+                           (ttl->month == 0 && ttl->day == 0 && ttl->time == 0)))
+        throw Error(sqlstate::kInvalidParameterValue, "argument ttl must be positive", {},
+                    "Pass a duration such as '10m' or '1 day', or NULL for no expiry.");
+    spi_connect();
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_set_default_ttl",
+        [] { return std::string("UPDATE fetchq.queues SET default_ttl = $2 WHERE name = $1"); },
+        {TEXTOID, INTERVALOID});
+    Datum values[2] = {to_text(queue), PointerGetDatum(ttl)};
+    const char nulls[2] = {' ', ttl ? ' ' : 'n'};
+    const uint64_t n = spi_execute(plan, values, nulls, false);
+    if (n == 0) throw_queue_missing(queue);
+    spi_finish();
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
 // queue_set_metrics_retention(queue, retention text) -> affected_rows
 Datum queue_set_metrics_retention(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
@@ -374,6 +397,7 @@ Datum utils_ts_retain(FunctionCallInfo fcinfo) {
 }  // namespace
 }  // namespace fetchq::sql_api
 
+FETCHQ_SQL_FUNCTION(fetchq_queue_set_default_ttl, fetchq::sql_api::queue_set_default_ttl)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_logs_retention, fetchq::sql_api::queue_set_logs_retention)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_metrics_retention,
                     fetchq::sql_api::queue_set_metrics_retention)

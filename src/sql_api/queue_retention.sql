@@ -30,3 +30,8 @@ CREATE FUNCTION fetchq.utils_ts_retain(table_name VARCHAR, field_name VARCHAR,
     retain VARCHAR, interval_start TIMESTAMP WITH TIME ZONE,
     interval_end TIMESTAMP WITH TIME ZONE, OUT removed_rows BIGINT)
 AS 'MODULE_PATHNAME', 'fetchq_utils_ts_retain' LANGUAGE C VOLATILE;
+
+-- fetchq: default time-to-live of documents pushed without expires_at (NULL: none).
+CREATE FUNCTION fetchq.queue_set_default_ttl(queue VARCHAR, ttl VARCHAR,
+    OUT affected_rows INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_queue_set_default_ttl' LANGUAGE C VOLATILE;

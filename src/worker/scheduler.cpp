@@ -10,6 +10,7 @@
 #include "pg/metrics.hpp"
 #include "pg/queue_sql.hpp"
 #include "pg/spi.hpp"
+#include "worker/session_end.hpp"
 #include "worker/settings.hpp"
 #include "worker/shared_state.hpp"
 #include "worker/tasks.hpp"
@@ -111,7 +112,8 @@ TimestampTz next_due(const std::string& queue) {
             const std::string docs = pg::docs_rel(queue);
             return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
                    " WHERE status = 0 AND lock_upgrade IS NULL), (SELECT min(next_iteration) FROM " +
-                   docs + " WHERE status = 2 AND lock_upgrade IS NULL))";
+                   docs + " WHERE status = 2 AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " +
+                   docs + " WHERE expires_at IS NOT NULL AND status IN (0, 1)))";
         },
         {});
     pg::queue_execute(queue, plan, nullptr, nullptr, true, 1);
@@ -148,6 +150,7 @@ double ms_since(TimestampTz start) {
 struct RoundTotals {
     int64_t promoted = 0;
     int64_t orphans = 0;  // rescheduled + killed
+    int64_t expired = 0;
     double promote_ms = 0;
     std::string error;
     int failures = 0;
@@ -160,9 +163,11 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
     for (int batch = 0; batch < 1000; ++batch) {
         CHECK_FOR_INTERRUPTS();
         MaintenanceCounts counts;
+        int64_t expired = 0;
         std::string error;
         bool ok = in_transaction(q.owner, [&] {
             counts = maintain_queue(q.name, limit);
+            expired = expire_documents(q.name, limit);
             due = next_due(q.name);
         }, &error);
         if (!ok) {
@@ -174,11 +179,47 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         }
         totals->promoted += counts.activated;
         totals->orphans += counts.rescheduled + counts.killed;
+        totals->expired += expired;
         const bool more = counts.activated == limit || counts.rescheduled == limit ||
-                          counts.killed == limit;
+                          counts.killed == limit || expired == limit;
         if (!more) break;
     }
     return due;
+}
+
+// Session-owned documents and temporary queues of sessions that ended.
+// Runs when a session exit flagged it, on the first round (after a crash
+// nobody flags), and every minute as a safety net.
+void release_ended_sessions(const std::vector<Queue>& queues, bool forced) {
+    static TimestampTz last_run = 0;
+    const TimestampTz start = GetCurrentTimestamp();
+    const bool flagged = pg_atomic_exchange_u32(&g_slot->sessions_ended, 0) != 0;
+    if (!flagged && !forced && start - last_run < 60 * USECS_PER_SEC) return;
+    last_run = start;
+    int64_t released = 0;
+    std::string error, failed;
+    std::vector<int64_t> live;
+    std::vector<std::string> ended;
+    in_transaction(InvalidOid, [&] {
+        live = live_session_keys();
+        ended = ended_temporary_queues(live);
+    }, &error);
+    for (const Queue& q : queues) {
+        bool is_ended = false;
+        for (const std::string& e : ended) is_ended = is_ended || e == q.name;
+        if (is_ended) {
+            // Dropped as its owner: DROP TABLE runs no user code as superuser.
+            if (!in_transaction(q.owner, [&] { drop_queue_by_sql(q.name); }, &failed))
+                error = "drop of temporary queue " + q.name + ": " + failed;
+            continue;
+        }
+        if (!in_transaction(q.owner, [&] {
+                released += release_session_locks(q.name, live, settings.batch_size);
+            }, &failed))
+            error = "queue " + q.name + ": " + failed;
+    }
+    record(kTaskSessions, released + static_cast<int64_t>(ended.size()), ms_since(start),
+           error.empty() ? nullptr : &error, 0);
 }
 
 // Returns when the next round is due.
@@ -194,6 +235,9 @@ TimestampTz run_round() {
         totals.failures++;
         totals.error = error;
     }
+    static bool first_round = true;
+    release_ended_sessions(queues, first_round);
+    first_round = false;
     for (const Queue& q : queues) {
         TimestampTz due = maintain(q, &totals, start);
         if (due < next) next = due;
@@ -202,6 +246,7 @@ TimestampTz run_round() {
     const std::string* err = totals.failures ? &totals.error : nullptr;
     record(kTaskPromote, totals.promoted, ms, err, next);
     record(kTaskOrphans, totals.orphans, ms, err, next);
+    record(kTaskExpire, totals.expired, ms, err, next);
     if (totals.promoted + totals.orphans > 0)
         ereport(settings.log_level, (errmsg("fetchq: %ld documents promoted, %ld orphans handled in %.1f ms",
                                             static_cast<long>(totals.promoted),
@@ -252,6 +297,9 @@ bool attach(Oid dboid) {
         g_slot->state = kSlotRunning;
         g_slot->started_at = GetCurrentTimestamp();
         pg_atomic_init_u64(&g_slot->next_wake, static_cast<uint64>(DT_NOEND));
+        pg_atomic_init_u32(&g_slot->sessions_ended, 0);
+        pg_atomic_init_u32(&g_slot->ended_next, 0);
+        for (auto& k : g_slot->ended_keys) pg_atomic_init_u64(&k, 0);
     } else {
         g_slot = nullptr;
     }

@@ -34,6 +34,9 @@ void define_settings() {
                             "Documents changed per maintenance transaction.", nullptr,
                             &settings.batch_size, 1000, 1, 1000000, PGC_SIGHUP, 0, nullptr,
                             nullptr, nullptr);
+    // Sizes shared memory: only when preloaded (defining a postmaster-only
+    // setting after startup is an error).
+    if (process_shared_preload_libraries_in_progress)
     DefineCustomIntVariable("fetchq.max_databases",
                             "Databases that can have a fetchq scheduler at once.",
                             "Each scheduler is a background worker: keep max_worker_processes "

@@ -47,6 +47,8 @@ const char* task_name(int task) {
         case kTaskOrphans: return "orphans";
         case kTaskRetention: return "retention";
         case kTaskSnapshot: return "snapshot";
+        case kTaskExpire: return "expire";
+        case kTaskSessions: return "sessions";
         default: return "unknown";
     }
 }

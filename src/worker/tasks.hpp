@@ -19,7 +19,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace fetchq::worker {
 
@@ -43,6 +45,20 @@ struct MaintenanceCounts {
 // The three tasks above, each with its own `limit`, in Fetchq's order:
 // dead, orphans, promotion.
 MaintenanceCounts maintain_queue(std::string_view queue, int32_t limit);
+
+// Planned or pending documents past expires_at are deleted (counted in
+// "exp"); active ones are left to their consumer.
+int64_t expire_documents(std::string_view queue, int32_t limit);
+
+// Active documents picked with session_bound = true by a session whose key
+// is not in `live` go back to pending (or are killed after max_attempts).
+int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>& live,
+                              int32_t limit);
+
+// Temporary queues whose owning session is not in `live`.
+std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live);
+// Drops a queue through fetchq.queue_drop (as the caller's current user).
+void drop_queue_by_sql(std::string_view queue);
 
 // Raises 22023 when limit < 0 (shared by the tasks).
 void check_task_limit(int32_t limit);
