@@ -3,6 +3,7 @@
 #include "core/duration.hpp"
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
+#include "pg/fetchq4_quoting.hpp"
 #include "pg/guard.hpp"
 
 namespace fetchq::pg {
@@ -60,6 +61,11 @@ TimestampTz arg_timestamptz(FunctionCallInfo fcinfo, int i, const char* name) {
 Datum arg_datum(FunctionCallInfo fcinfo, int i, bool* isnull) {
     *isnull = arg_is_null(fcinfo, i);
     return *isnull ? (Datum)0 : PG_GETARG_DATUM(i);
+}
+
+Datum arg_fetchq4_json(FunctionCallInfo fcinfo, int i, bool* isnull) {
+    Datum d = arg_datum(fcinfo, i, isnull);
+    return *isnull ? d : fetchq4_json(d);
 }
 
 std::string arg_queue(FunctionCallInfo fcinfo, int i, const char* name) {

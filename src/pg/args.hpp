@@ -20,6 +20,9 @@ bool arg_bool(FunctionCallInfo fcinfo, int i, const char* name);
 TimestampTz arg_timestamptz(FunctionCallInfo fcinfo, int i, const char* name);
 // jsonb argument as a Datum (NULL allowed: returns isnull).
 Datum arg_datum(FunctionCallInfo fcinfo, int i, bool* isnull);
+// A JSON argument of a Fetchq 4 function, read as Fetchq 4 read it
+// (pg/fetchq4_quoting.hpp).
+Datum arg_fetchq4_json(FunctionCallInfo fcinfo, int i, bool* isnull);
 
 // Queue name argument, validated ([a-z0-9_], 1..40).
 std::string arg_queue(FunctionCallInfo fcinfo, int i, const char* name = "queue");

@@ -1,5 +1,6 @@
 #include "pg/module.hpp"
 
+#include "pg/fetchq4_quoting.hpp"
 #include "pg/metrics.hpp"
 #include "pg/postgres.hpp"
 
@@ -63,6 +64,7 @@ void on_xact(XactEvent event, void*) {
 extern "C" PGDLLEXPORT void _PG_init(void) {
     fetchq::pg::g_preloaded = process_shared_preload_libraries_in_progress;
     fetchq::worker::define_settings();
+    fetchq::pg::define_fetchq4_quoting();
     fetchq::pg::metrics_register_callbacks();
     RegisterXactCallback(on_xact, nullptr);
     if (!fetchq::pg::g_preloaded) return;

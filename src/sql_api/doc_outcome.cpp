@@ -19,7 +19,7 @@ int64_t finish_active(const std::string& queue, const char* name, const char* se
                       FunctionCallInfo fcinfo) {
     std::string subject = arg_text(fcinfo, 1, "subject");
     bool payload_null = true;
-    Datum payload = PG_NARGS() > 2 ? arg_datum(fcinfo, 2, &payload_null) : (Datum)0;
+    Datum payload = PG_NARGS() > 2 ? arg_fetchq4_json(fcinfo, 2, &payload_null) : (Datum)0;
     SPIPlanPtr plan = queue_plan(
         queue, name,
         [&] {
@@ -118,7 +118,7 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
     std::string subject = arg_text(fcinfo, 1, "subject");
     TimestampTz next_iteration = arg_timestamptz(fcinfo, 2, "next_iteration");
     bool payload_null = true;
-    Datum payload = PG_NARGS() > 3 ? arg_datum(fcinfo, 3, &payload_null) : (Datum)0;
+    Datum payload = PG_NARGS() > 3 ? arg_fetchq4_json(fcinfo, 3, &payload_null) : (Datum)0;
     const bool due = next_iteration <= GetCurrentTransactionStartTimestamp();
     spi_connect();
     SPIPlanPtr plan = queue_plan(
@@ -152,7 +152,7 @@ Datum doc_reject(FunctionCallInfo fcinfo) {
     std::string subject = arg_text(fcinfo, 1, "subject");
     std::string message = arg_text(fcinfo, 2, "message");
     bool details_null = false;
-    Datum details = arg_datum(fcinfo, 3, &details_null);
+    Datum details = arg_fetchq4_json(fcinfo, 3, &details_null);
     std::optional<std::string> ref_id =
         PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
     spi_connect();

@@ -136,17 +136,17 @@ Datum doc_push(FunctionCallInfo fcinfo) {
             payload = empty_jsonb();
             break;
         case 3:  // (queue, subject, payload)
-            payload = arg_datum(fcinfo, 2, &payload_null);
+            payload = arg_fetchq4_json(fcinfo, 2, &payload_null);
             break;
         case 4:  // (queue, subject, payload, next_iteration)
-            payload = arg_datum(fcinfo, 2, &payload_null);
+            payload = arg_fetchq4_json(fcinfo, 2, &payload_null);
             next_iteration = arg_timestamptz(fcinfo, 3, "next_iteration");
             break;
         default:  // (queue, subject, version, priority, next_iteration, payload [, expires_at])
             version = arg_int(fcinfo, 2, "version");
             priority = arg_int(fcinfo, 3, "priority");
             next_iteration = arg_timestamptz(fcinfo, 4, "next_iteration");
-            payload = arg_datum(fcinfo, 5, &payload_null);
+            payload = arg_fetchq4_json(fcinfo, 5, &payload_null);
             if (PG_NARGS() > 6 && !arg_is_null(fcinfo, 6)) {
                 expires_at = PG_GETARG_TIMESTAMPTZ(6);
                 has_expiry = true;
@@ -271,7 +271,7 @@ Datum doc_push_many(FunctionCallInfo fcinfo) {
 Datum doc_append(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     bool payload_null = false;
-    Datum payload = arg_datum(fcinfo, 1, &payload_null);
+    Datum payload = arg_fetchq4_json(fcinfo, 1, &payload_null);
     int32_t version = PG_NARGS() > 2 ? arg_int(fcinfo, 2, "version") : 0;
     int32_t priority = PG_NARGS() > 3 ? arg_int(fcinfo, 3, "priority") : 0;
     const char* uuid = pg_call([] {
@@ -294,7 +294,7 @@ Datum doc_upsert(FunctionCallInfo fcinfo) {
     int32_t priority = arg_int(fcinfo, 3, "priority");
     TimestampTz next_iteration = arg_timestamptz(fcinfo, 4, "next_iteration");
     bool payload_null = false;
-    Datum payload = arg_datum(fcinfo, 5, &payload_null);
+    Datum payload = arg_fetchq4_json(fcinfo, 5, &payload_null);
     spi_connect();
     int64_t queued = push_one(queue, subject, version, priority, next_iteration, payload,
                               payload_null);

@@ -39,7 +39,7 @@ Datum log_error(FunctionCallInfo fcinfo) {
                  "Log against the subject of a document: at most 50 characters.");
     check_length(message, kMaxMessageLength, "message", "Put the long text in details.");
     bool details_null = true;
-    Datum details = arg_datum(fcinfo, 3, &details_null);
+    Datum details = arg_fetchq4_json(fcinfo, 3, &details_null);
     std::optional<std::string> ref_id = PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
     spi_connect();
     SPIPlanPtr plan = queue_plan(queue, "log_insert",
