@@ -222,7 +222,49 @@ void release_ended_sessions(const std::vector<Queue>& queues, bool forced) {
            error.empty() ? nullptr : &error, 0);
 }
 
-// Returns when the next round is due.
+// The due periodic jobs ('sts' snapshots, 'drp' retention, 'lgp' pack):
+// claimed as superuser, each run in its own transaction as the queue's owner.
+// Returns when the next one is due.
+TimestampTz run_periodic_jobs() {
+    const TimestampTz start = GetCurrentTimestamp();
+    std::vector<PeriodicJob> jobs;
+    TimestampTz next = DT_NOEND;
+    std::string error;
+    in_transaction(InvalidOid, [&] { jobs = claim_due_jobs(100); }, &error);
+    std::vector<Queue> queues;
+    if (!jobs.empty()) queues = list_queues(&error);
+    int64_t snapshots = 0, retentions = 0;
+    std::string snap_error, drop_error;
+    for (const PeriodicJob& job : jobs) {
+        Oid owner = InvalidOid;
+        bool known = job.task == "lgp";
+        for (const Queue& q : queues)
+            if (q.name == job.queue) {
+                owner = q.owner;
+                known = true;
+            }
+        if (!known) continue;  // a job row of a queue without tables
+        std::string failed;
+        const bool ok = in_transaction(owner, [&] { run_periodic_job(job); }, &failed);
+        const bool is_snapshot = job.task == "sts";
+        if (ok) {
+            (is_snapshot ? snapshots : retentions)++;
+        } else {
+            (is_snapshot ? snap_error : drop_error) = job.task + " " + job.queue + ": " + failed;
+            ereport(LOG, (errmsg("fetchq: job %s of queue \"%s\" failed: %s", job.task.c_str(),
+                                 job.queue.c_str(), failed.c_str())));
+        }
+    }
+    in_transaction(InvalidOid, [&] { next = next_job_due(); }, &error);
+    if (!jobs.empty()) {
+        const double ms = ms_since(start);
+        record(kTaskSnapshot, snapshots, ms, snap_error.empty() ? nullptr : &snap_error, next);
+        record(kTaskRetention, retentions, ms, drop_error.empty() ? nullptr : &drop_error, next);
+    }
+    return next;
+}
+
+// Maintains every queue; returns when the queues need the next round.
 TimestampTz run_round() {
     const TimestampTz start = GetCurrentTimestamp();
     // While we compute, any commit that makes something due must wake us.
@@ -256,14 +298,18 @@ TimestampTz run_round() {
     return next;
 }
 
-void sleep_until(TimestampTz next) {
-    pg_atomic_write_u64(&g_slot->next_wake, static_cast<uint64>(next));
-    long ms = static_cast<long>((next - GetCurrentTimestamp()) / 1000);
-    if (ms <= 0) return;
+// Sleeps until `until` (at most naptime). Commits compare what they make due
+// with `queues_due`, the moment the queues expect their next round, and set
+// our latch when it is earlier. Returns true when woken by the latch.
+bool sleep_until(TimestampTz until, TimestampTz queues_due) {
+    pg_atomic_write_u64(&g_slot->next_wake, static_cast<uint64>(queues_due));
+    long ms = static_cast<long>((until - GetCurrentTimestamp()) / 1000);
+    if (ms <= 0) return false;
     if (ms > settings.naptime_ms) ms = settings.naptime_ms;
-    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, ms,
-                    PG_WAIT_EXTENSION);
+    const int rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, ms,
+                             PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
+    return (rc & WL_LATCH_SET) != 0;
 }
 
 // --- attach / detach -------------------------------------------------------
@@ -336,6 +382,8 @@ extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
     pgstat_report_appname("fetchq scheduler");
     apply_lock_timeout();
     if (!extension_installed()) leave(kSlotNoExtension);
+    bool woken = true;
+    TimestampTz queues_due = 0, jobs_due = 0;
     while (true) {
         CHECK_FOR_INTERRUPTS();
         if (ConfigReloadPending) {
@@ -344,11 +392,17 @@ extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
             apply_lock_timeout();
         }
         if (!settings.enabled) {
-            sleep_until(TimestampTzPlusMilliseconds(GetCurrentTimestamp(), settings.naptime_ms));
+            const TimestampTz later =
+                TimestampTzPlusMilliseconds(GetCurrentTimestamp(), settings.naptime_ms);
+            woken = sleep_until(later, later) || woken;
             continue;
         }
-        TimestampTz next = run_round();
+        // Queue rounds when due or woken (a commit, a session exit, a
+        // reload); periodic jobs on their own schedule, without a queue round.
+        const TimestampTz now = GetCurrentTimestamp();
+        if (woken || now >= queues_due) queues_due = run_round();
+        if (now >= jobs_due) jobs_due = run_periodic_jobs();
         if (!extension_installed()) leave(kSlotNoExtension);
-        sleep_until(next);
+        woken = sleep_until(queues_due < jobs_due ? queues_due : jobs_due, queues_due);
     }
 }

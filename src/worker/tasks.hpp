@@ -60,6 +60,19 @@ std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live
 // Drops a queue through fetchq.queue_drop (as the caller's current user).
 void drop_queue_by_sql(std::string_view queue);
 
+// A periodic job of fetchq.jobs ('sts', 'drp' or 'lgp').
+struct PeriodicJob {
+    std::string task;
+    std::string queue;  // '*' for 'lgp'
+};
+// Claims (and reschedules by their delay) the due periodic jobs.
+std::vector<PeriodicJob> claim_due_jobs(int32_t limit);
+// When the next periodic job is due (DT_NOEND if none).
+int64_t next_job_due();
+// Runs one job through its SQL function (metric_snap, queue_drop_metrics +
+// queue_drop_logs, metric_log_pack), as the caller's current user.
+void run_periodic_job(const PeriodicJob& job);
+
 // Raises 22023 when limit < 0 (shared by the tasks).
 void check_task_limit(int32_t limit);
 

@@ -114,19 +114,32 @@ TEST(MetricDeltas, SavepointWithoutChangesIsHarmless) {
     EXPECT_EQ(Drain(d), (std::vector<Row>{{"q", "cnt", 5}}));
 }
 
-TEST(MetricDeltas, ForgetQueueDropsItAtEveryLevel) {
+TEST(MetricDeltas, ForgetQueueCancelsItAtEveryLevel) {
     MetricDeltas d;
     d.add("gone", "cnt", 1, 1);
     d.add("gone", "pnd", 1, 2);
     d.add("kept", "cnt", 2, 1);
     d.add("kept", "pnd", 3, 2);
     d.add("gone_too_not", "cnt", 4, 1);  // a name that only starts alike stays
-    d.forget_queue("gone");
+    d.forget_queue("gone", 2);
     EXPECT_EQ(d.pending("gone", "cnt"), 0);
     EXPECT_EQ(d.pending("gone", "pnd"), 0);
     d.commit_subtransaction(2);
     EXPECT_EQ(Drain(d), (std::vector<Row>{
                             {"gone_too_not", "cnt", 4}, {"kept", "cnt", 2}, {"kept", "pnd", 3}}));
+}
+
+// Forgetting is itself undone when its savepoint rolls back.
+TEST(MetricDeltas, ForgetInARolledBackSavepointKeepsEarlierChanges) {
+    MetricDeltas d;
+    d.add("q", "cnt", 5, 1);
+    d.forget_queue("q", 2);
+    EXPECT_EQ(d.pending("q", "cnt"), 0);
+    d.abort_subtransaction(2);
+    EXPECT_EQ(d.pending("q", "cnt"), 5);
+    d.forget("q", "cnt", 2);
+    d.commit_subtransaction(2);
+    EXPECT_EQ(Drain(d), (std::vector<Row>{}));
 }
 
 TEST(MetricDeltas, DrainSortsByQueueThenMetric) {

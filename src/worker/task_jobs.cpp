@@ -1,0 +1,74 @@
+// The periodic jobs of fetchq.jobs that the scheduler runs on their own
+// schedule (settings->>'delay'): 'sts' metric snapshots, 'drp' retention of
+// logs and snapshots, 'lgp' folding of the metric write log. 'mnt' jobs are
+// not needed: the scheduler maintains every queue continuously.
+#include <string>
+#include <vector>
+
+#include "pg/queue_sql.hpp"
+#include "worker/tasks.hpp"
+
+namespace fetchq::worker {
+
+std::vector<PeriodicJob> claim_due_jobs(int32_t limit) {
+    using namespace fetchq::pg;
+    SPIPlanPtr plan = cached_plan(
+        "", "claim_due_jobs",
+        [] {
+            // Rescheduled when claimed: a failing job is retried after its
+            // delay, never in a loop.
+            return std::string(
+                "UPDATE fetchq.jobs AS j SET last_iteration = now(), iterations = j.iterations + 1,"
+                " attempts = 0, next_iteration = now() + COALESCE(j.settings->>'delay',"
+                " CASE j.task WHEN 'lgp' THEN '3s' WHEN 'sts' THEN '5m' ELSE '10m' END)::interval"
+                " WHERE j.id = ANY (ARRAY(SELECT id FROM fetchq.jobs"
+                " WHERE task IN ('sts', 'drp', 'lgp') AND next_iteration <= now()"
+                " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))"
+                " RETURNING j.task::text, j.queue::text");
+        },
+        {INT4OID});
+    Datum limit_arg = Int32GetDatum(limit);
+    const uint64_t n = spi_execute(plan, &limit_arg, nullptr, false);
+    std::vector<PeriodicJob> jobs;
+    for (uint64_t row = 0; row < n; ++row) jobs.push_back({spi_text(row, 1), spi_text(row, 2)});
+    return jobs;
+}
+
+int64_t next_job_due() {
+    using namespace fetchq::pg;
+    SPIPlanPtr plan = cached_plan(
+        "", "next_job_due",
+        [] {
+            return std::string(
+                "SELECT min(next_iteration) FROM fetchq.jobs WHERE task IN ('sts', 'drp', 'lgp')");
+        },
+        {});
+    spi_execute(plan, nullptr, nullptr, true, 1);
+    bool isnull = false;
+    Datum d = spi_value(0, 1, &isnull);
+    return isnull ? DT_NOEND : DatumGetTimestampTz(d);
+}
+
+void run_periodic_job(const PeriodicJob& job) {
+    using namespace fetchq::pg;
+    const char* name = nullptr;
+    const char* sql = nullptr;
+    if (job.task == "sts") {
+        name = "job_sts";
+        sql = "SELECT fetchq.metric_snap($1::varchar)";
+    } else if (job.task == "drp") {
+        name = "job_drp";
+        sql = "SELECT fetchq.queue_drop_metrics($1::varchar), fetchq.queue_drop_logs($1::varchar)";
+    } else {
+        name = "job_lgp";
+        sql = "SELECT fetchq.metric_log_pack()";
+    }
+    const bool global = job.task == "lgp";
+    SPIPlanPtr plan = cached_plan(
+        "", name, [&] { return std::string(sql); }, global ? std::initializer_list<Oid>{}
+                                                             : std::initializer_list<Oid>{TEXTOID});
+    Datum queue = global ? (Datum)0 : to_text(job.queue);
+    spi_execute(plan, global ? nullptr : &queue, nullptr, false);
+}
+
+}  // namespace fetchq::worker
