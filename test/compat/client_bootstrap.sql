@@ -1,0 +1,3 @@
+-- What the Node.js client (fetchq 4.x) does when it starts: it reads
+-- fetchq.info() and re-installs its SQL unless the version is 4.0.0.
+SELECT * FROM fetchq.info();
