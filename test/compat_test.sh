@@ -234,14 +234,14 @@ main() {
         local lacking_ref lacking_ext
         lacking_ref=$(missing_functions "$ref_db" "$file")
         if [ -n "$lacking_ref" ]; then
-            say "FAIL $name: the reference has no $(echo $lacking_ref)"
+            say "FAIL $name: the reference has no $(paste -sd" " - <<<"$lacking_ref")"
             failures+=("$name")
             failed=$((failed + 1))
             continue
         fi
         lacking_ext=$(missing_functions "$ext_db" "$file")
         if [ -n "$lacking_ext" ]; then
-            say "SKIP $name: the extension has no $(echo $lacking_ext)"
+            say "SKIP $name: the extension has no $(paste -sd" " - <<<"$lacking_ext")"
             skips+=("$name")
             skipped=$((skipped + 1))
             continue
