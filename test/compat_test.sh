@@ -171,24 +171,42 @@ ORDER BY 1;
 SQL
 }
 
+# A known bug "signature:f(types)" in known_bugs excuses that one function
+# (XFAIL), and fails once its shape matches (XPASS).
 check_signatures() {
     signatures "$ref_db" >"$out/signatures.ref"
     signatures "$ext_db" >"$out/signatures.ext"
     awk -F'|' 'NR == FNR { ext[$1] = $2; next }
                !($1 in ext) { print "missing " $1 > "/dev/stderr"; next }
-               ext[$1] != $2 { print $1 ": reference " $2 ", extension " ext[$1] }' \
-        "$out/signatures.ext" "$out/signatures.ref" >"$out/signatures.diff" 2>"$out/signatures.missing"
-    local missing
+               ext[$1] != $2 { print $1 "|reference " $2 ", extension " ext[$1]; next }
+               { print $1 "|same" > "/dev/fd/3" }' \
+        "$out/signatures.ext" "$out/signatures.ref" >"$out/signatures.diff" \
+        2>"$out/signatures.missing" 3>"$out/signatures.same"
+    local missing fn what bug status=0
     missing=$(wc -l <"$out/signatures.missing")
-    if [ -s "$out/signatures.diff" ]; then
-        say "FAIL signatures: result columns differ from the reference:"
-        sed 's/^/    /' "$out/signatures.diff"
-        return 1
-    fi
-    say "ok   signatures ($(($(wc -l <"$out/signatures.ref") - missing)) functions with the reference's arguments and results)"
+    while IFS='|' read -r fn what; do
+        bug=$(known_bug "signature:$fn")
+        if [ -n "$bug" ]; then
+            say "XFAIL signature of $fn: $what (known extension bug: $bug)"
+            xfails+=("signature:$fn")
+            xfailed=$((xfailed + 1))
+        else
+            say "FAIL signature of $fn: $what"
+            status=1
+        fi
+    done <"$out/signatures.diff"
+    while IFS='|' read -r fn what; do
+        if [ -n "$(known_bug "signature:$fn")" ]; then
+            say "FAIL signature of $fn matches the reference now (XPASS): remove it from $known_bugs"
+            status=1
+        fi
+    done <"$out/signatures.same"
+    [ "$status" = 0 ] &&
+        say "ok   signatures ($(wc -l <"$out/signatures.same") functions with the reference's arguments and results)"
     if [ "$missing" -gt 0 ]; then
         say "!!! the extension lacks $missing functions of the reference: $(sed 's/^missing //' "$out/signatures.missing" | paste -sd' ' -)"
     fi
+    return "$status"
 }
 
 main() {
