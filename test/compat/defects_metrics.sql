@@ -35,8 +35,10 @@ SELECT * FROM fetchq.metric_get_total('no_such_metric');
 SELECT * FROM fetchq.queue_set_metrics_retention('compat_dm', '[{"from": "1h", "to": "0s", "retain": "minute"}]');
 SELECT metrics_retention FROM fetchq.queues WHERE name = 'compat_dm';
 SELECT * FROM fetchq.metric_snap('compat_dm');
+SELECT * FROM fetchq.metric_snap('compat_dm');
 SELECT count(*) AS history FROM fetchq_data.compat_dm__metrics;
--- One row per hour kept of the last hour: fetchq removes 5 of 6 snapshots.
+-- The latest value of each metric per hour kept, for the last hour: fetchq
+-- removes the older snapshot of each of the 6 metrics.
 SELECT * FROM fetchq.queue_drop_metrics('compat_dm', '[{"from": "1h", "to": "0s", "retain": "hour"}]');
 SELECT count(*) AS history FROM fetchq_data.compat_dm__metrics;
 SELECT * FROM fetchq.queue_drop_metrics('compat_dm', '[{"from": "1h", "to": "-1h", "retain": "hour"}]');
