@@ -39,7 +39,6 @@ SELECT * FROM fetchq.doc_append('compat_dp_missing', '{}');
 SELECT * FROM fetchq.doc_upsert('compat_dp_missing', 'a', 0, 0, now(), '{}');
 
 -- Bulk push, bad tuple text: 0 vs an error naming the position.
-SELECT * FROM fetchq.doc_push('compat_dp', 0, now(), '');
 SELECT * FROM fetchq.doc_push('compat_dp', 0, now(), '(''b1'', 0, ''{}'')');
 SELECT * FROM fetchq.doc_push('compat_dp', 0, now(), '(''b2'', 0, ''{not json}'', {DATA})');
 SELECT * FROM fetchq.doc_push('compat_dp', 0, now(), '(''b3'', ''high'', ''{}'', {DATA})');

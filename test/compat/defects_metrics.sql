@@ -37,9 +37,9 @@ SELECT metrics_retention FROM fetchq.queues WHERE name = 'compat_dm';
 SELECT * FROM fetchq.metric_snap('compat_dm');
 SELECT * FROM fetchq.metric_snap('compat_dm');
 SELECT count(*) AS history FROM fetchq_data.compat_dm__metrics;
--- The latest value of each metric per hour kept, for the last hour: fetchq
+-- The latest value of each metric per day kept, for the last hour: fetchq
 -- removes the older snapshot of each of the 6 metrics.
-SELECT * FROM fetchq.queue_drop_metrics('compat_dm', '[{"from": "1h", "to": "0s", "retain": "hour"}]');
+SELECT * FROM fetchq.queue_drop_metrics('compat_dm', '[{"from": "1h", "to": "0s", "retain": "day"}]');
 SELECT count(*) AS history FROM fetchq_data.compat_dm__metrics;
 SELECT * FROM fetchq.queue_drop_metrics('compat_dm', '[{"from": "1h", "to": "-1h", "retain": "hour"}]');
 SELECT * FROM fetchq.queue_drop_metrics('compat_dm');
