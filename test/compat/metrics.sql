@@ -81,6 +81,12 @@ SELECT metric, current_value FROM fetchq.metric_get('compat_met') ORDER BY metri
 SELECT count(*) AS packed FROM fetchq.metric_log_pack();
 SELECT metric, current_value FROM fetchq.metric_get('compat_met') ORDER BY metric;
 
+-- metric_reset_all: the same for every queue.
+SELECT * FROM fetchq.doc_push('compat_met', 'm12', '{}');
+SELECT * FROM fetchq.metric_reset_all() WHERE queue LIKE 'compat\_met%' ORDER BY queue;
+SELECT count(*) AS packed FROM fetchq.metric_log_pack();
+SELECT * FROM fetchq.metric_get_common('compat_met');
+
 -- Counters of a dropped queue are gone.
 SELECT was_dropped FROM fetchq.queue_drop('compat_met');
 SELECT count(*) AS packed FROM fetchq.metric_log_pack();
