@@ -28,8 +28,7 @@ WHERE queue = 'compat_job' AND task = 'mnt';
 SELECT * FROM fetchq.mnt_job_run('1m', 10);
 SELECT * FROM fetchq.mnt_job_run('1m', 10);
 SELECT subject, status FROM fetchq_data.compat_job__docs;
-SELECT task, queue, attempts, iterations, next_iteration > now() AS in_future,
-       last_iteration IS NOT NULL AS has_last_iteration
+SELECT task, queue, attempts, iterations, next_iteration > now() AS in_future
 FROM fetchq.jobs ORDER BY queue, task;
 COMMIT;
 
