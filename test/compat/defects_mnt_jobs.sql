@@ -3,6 +3,10 @@
 -- rescheduled.
 -- The differences are recorded in expected_differences/defects_mnt_jobs.diff.
 -- requires: fetchq.mnt_job_run(varchar, integer)
+-- The global jobs start afresh (other scenarios may have run them), as
+-- the Node.js client's reset does.
+UPDATE fetchq.jobs SET attempts = 0, iterations = 0, next_iteration = now(), last_iteration = NULL
+WHERE queue = '*';
 SELECT was_created FROM fetchq.queue_create('compat_dj');
 SELECT * FROM fetchq.mnt_job_reschedule(
     (SELECT id FROM fetchq.jobs WHERE task = 'sts' AND queue = 'compat_dj'), '2 hours');

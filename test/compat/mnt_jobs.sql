@@ -4,6 +4,10 @@
 -- set in the same statement; otherwise as "in the future".
 -- requires: fetchq.mnt_job_run(varchar, integer); fetchq.mnt_job_run(integer)
 -- requires: fetchq.mnt_job_run(); fetchq.mnt(varchar); fetchq.mnt()
+-- The global jobs start afresh (other scenarios may have run them), as
+-- the Node.js client's reset does.
+UPDATE fetchq.jobs SET attempts = 0, iterations = 0, next_iteration = now(), last_iteration = NULL
+WHERE queue = '*';
 SELECT was_created FROM fetchq.queue_create('compat_job');
 SELECT task, queue, attempts, iterations, settings, payload, last_iteration
 FROM fetchq.jobs ORDER BY queue, task;
