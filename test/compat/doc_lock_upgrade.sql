@@ -19,9 +19,12 @@ FROM fetchq_data.compat_lku__docs WHERE subject = 'l2';
 -- Without one, it stays NULL.
 SELECT * FROM fetchq.doc_reject('compat_lku', 'l3', 'plain', '{}');
 SELECT subject, status, lock_upgrade FROM fetchq_data.compat_lku__docs WHERE subject = 'l3';
--- The other outcomes do not look at it.
+-- The other outcomes do not look at it (made active by hand, in one
+-- transaction so that no maintenance sees an expired lock).
+BEGIN;
 UPDATE fetchq_data.compat_lku__docs SET status = 2 WHERE subject = 'l1';
 SELECT * FROM fetchq.doc_complete('compat_lku', 'l1');
+COMMIT;
 
 SELECT subject, status, priority, payload, attempts, iterations, lock_upgrade IS NULL AS no_lock_upgrade
 FROM fetchq_data.compat_lku__docs ORDER BY subject;
