@@ -37,9 +37,10 @@ SELECT queue_id IS NOT NULL AS has_id FROM fetchq.queue_get_id('compat_dq_ghost'
 SELECT name FROM fetchq.queues WHERE name = 'compat_dq_ghost';
 DELETE FROM fetchq.queues WHERE name = 'compat_dq_ghost';
 
--- The catalog: same tables and columns, except fetchq's striped counters
--- (fetchq.metrics.slot, one row per (queue, metric, slot)) and the uuid
--- default of metrics_writes (no uuid-ossp needed).
+-- The catalog: same tables and columns, plus fetchq's own columns (striped
+-- counters: fetchq.metrics.slot, one row per (queue, metric, slot); queue
+-- features such as default_ttl), and the uuid default of metrics_writes (no
+-- uuid-ossp needed).
 SELECT table_name, column_name, data_type, character_maximum_length, is_nullable,
        column_default
 FROM information_schema.columns
@@ -50,3 +51,10 @@ SELECT conname, pg_get_constraintdef(oid) AS definition
 FROM pg_catalog.pg_constraint
 WHERE conrelid = 'fetchq.queues'::regclass AND contype IN ('u', 'c')
 ORDER BY conname;
+-- A queue's tables: Fetchq 4's columns first, then fetchq's own.
+SELECT was_created FROM fetchq.queue_create('compat_dq_cols');
+SELECT table_name, column_name, data_type, is_nullable
+FROM information_schema.columns
+WHERE table_schema = 'fetchq_data' AND table_name LIKE 'compat\_dq\_cols\_\_%'
+ORDER BY table_name, ordinal_position;
+SELECT was_dropped FROM fetchq.queue_drop('compat_dq_cols');

@@ -21,11 +21,29 @@ FROM fetchq.queues WHERE name = 'compat_lc';
 SELECT task, queue, settings, payload
 FROM fetchq.jobs WHERE queue = 'compat_lc' ORDER BY task;
 
-SELECT table_name, column_name, data_type, character_maximum_length, is_nullable,
-       replace(column_default, 'compat_lc', '<q>') AS column_default
-FROM information_schema.columns
-WHERE table_schema = 'fetchq_data' AND table_name LIKE 'compat\_lc\_\_%'
-ORDER BY table_name, ordinal_position;
+-- Fetchq 4's columns of the queue tables (fetchq may add its own: see
+-- defects_queue), in Fetchq 4's order.
+SELECT c.table_name, c.column_name, c.data_type, c.character_maximum_length, c.is_nullable,
+       replace(c.column_default, 'compat_lc', '<q>') AS column_default
+FROM information_schema.columns AS c
+JOIN (VALUES ('docs', 'subject', 1), ('docs', 'version', 2), ('docs', 'priority', 3),
+             ('docs', 'status', 4), ('docs', 'attempts', 5), ('docs', 'iterations', 6),
+             ('docs', 'next_iteration', 7), ('docs', 'lock_upgrade', 8), ('docs', 'created_at', 9),
+             ('docs', 'last_iteration', 10), ('docs', 'payload', 11),
+             ('logs', 'id', 1), ('logs', 'created_at', 2), ('logs', 'subject', 3),
+             ('logs', 'message', 4), ('logs', 'details', 5), ('logs', 'ref_id', 6),
+             ('metrics', 'id', 1), ('metrics', 'created_at', 2), ('metrics', 'metric', 3),
+             ('metrics', 'value', 4)) AS f(tab, col, pos)
+  ON c.table_name = 'compat_lc__' || f.tab AND c.column_name = f.col
+WHERE c.table_schema = 'fetchq_data'
+ORDER BY f.tab, f.pos;
+-- Columns in Fetchq 4's order, whatever follows them.
+SELECT c.table_name, string_agg(c.column_name, ', ' ORDER BY c.ordinal_position) AS first_columns
+FROM information_schema.columns AS c
+WHERE c.table_schema = 'fetchq_data' AND c.table_name LIKE 'compat\_lc\_\_%'
+  AND c.ordinal_position <= CASE split_part(c.table_name, '__', 2)
+                                WHEN 'docs' THEN 11 WHEN 'logs' THEN 6 ELSE 4 END
+GROUP BY c.table_name ORDER BY c.table_name;
 
 -- A queue with the longest name allowed (40 characters).
 SELECT was_created FROM fetchq.queue_create('compat_lc_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx');
