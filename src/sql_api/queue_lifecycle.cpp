@@ -1,5 +1,6 @@
 // queue_create, queue_drop, queue_get_id: a queue's catalog row, its three
 // tables and its maintenance jobs come and go together.
+#include "core/queue_name.hpp"
 #include "pg/args.hpp"
 #include "pg/queue_ddl.hpp"
 #include "pg/queue_sql.hpp"
@@ -35,6 +36,14 @@ int32_t register_queue(const std::string& queue, bool* created) {
     return static_cast<int32_t>(spi_int(0, 1));
 }
 
+bool docs_table_exists(const std::string& queue) {
+    const std::string name = core::docs_table(queue);
+    const char* relname = name.c_str();
+    return pg_call([&] {
+        return OidIsValid(get_relname_relid(relname, get_namespace_oid("fetchq_data", false)));
+    });
+}
+
 void add_default_jobs(const std::string& queue) {
     SPIPlanPtr plan = cached_plan(
         "", "queue_jobs",
@@ -64,6 +73,9 @@ Datum queue_create(FunctionCallInfo fcinfo) {
     spi_connect();
     bool created = false;
     int32_t id = register_queue(queue, &created);
+    // A catalog row without its tables (a manual INSERT, a partial restore,
+    // Fetchq 4's queue_get_id) is made whole, as Fetchq 4 did.
+    if (!created && !docs_table_exists(queue)) created = true;
     if (created) {
         create_queue_tables(queue);
         add_default_jobs(queue);
