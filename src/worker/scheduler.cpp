@@ -13,6 +13,7 @@
 #include "worker/settings.hpp"
 #include "worker/shared_state.hpp"
 #include "worker/tasks.hpp"
+#include "worker/vacuum.hpp"
 
 extern "C" {
 #include "commands/extension.h"
@@ -211,6 +212,22 @@ TimestampTz run_round() {
     return next;
 }
 
+// --- vacuum of hot queue tables -------------------------------------------
+
+constexpr int kVacuumCheckMs = 5000;  // statistics are read at most this often
+TimestampTz g_next_vacuum_check = 0;
+
+// Between rounds, outside any transaction: VACUUM runs its own.
+void maybe_vacuum() {
+    const TimestampTz start = GetCurrentTimestamp();
+    if (start < g_next_vacuum_check) return;
+    const int every = Min(kVacuumCheckMs, settings.vacuum_interval_ms);
+    g_next_vacuum_check = TimestampTzPlusMilliseconds(start, every);
+    const VacuumRound r = vacuum_hot_tables();
+    record(kTaskVacuum, r.vacuumed, ms_since(start), r.error.empty() ? nullptr : &r.error,
+           g_next_vacuum_check);
+}
+
 void sleep_until(TimestampTz next) {
     pg_atomic_write_u64(&g_slot->next_wake, static_cast<uint64>(next));
     long ms = static_cast<long>((next - GetCurrentTimestamp()) / 1000);
@@ -301,6 +318,7 @@ extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
         }
         TimestampTz next = run_round();
         if (!extension_installed()) leave(kSlotNoExtension);
+        maybe_vacuum();
         sleep_until(next);
     }
 }

@@ -47,6 +47,7 @@ const char* task_name(int task) {
         case kTaskOrphans: return "orphans";
         case kTaskRetention: return "retention";
         case kTaskSnapshot: return "snapshot";
+        case kTaskVacuum: return "vacuum";
         default: return "unknown";
     }
 }

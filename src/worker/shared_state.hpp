@@ -16,6 +16,7 @@ enum Task : int {
     kTaskOrphans,      // expired locks -> pending, or killed after max_attempts
     kTaskRetention,    // old logs and metric snapshots
     kTaskSnapshot,     // metric snapshots into <queue>__metrics
+    kTaskVacuum,       // VACUUM of queue tables past fetchq.vacuum_threshold
     kTaskCount
 };
 const char* task_name(int task);
