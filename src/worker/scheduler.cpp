@@ -14,6 +14,7 @@
 #include "worker/settings.hpp"
 #include "worker/shared_state.hpp"
 #include "worker/tasks.hpp"
+#include "worker/vacuum.hpp"
 
 extern "C" {
 #include "commands/extension.h"
@@ -298,6 +299,22 @@ TimestampTz run_round() {
     return next;
 }
 
+// --- vacuum of hot queue tables -------------------------------------------
+
+constexpr int kVacuumCheckMs = 5000;  // statistics are read at most this often
+TimestampTz g_next_vacuum_check = 0;
+
+// Between rounds, outside any transaction: VACUUM runs its own.
+void maybe_vacuum() {
+    const TimestampTz start = GetCurrentTimestamp();
+    if (start < g_next_vacuum_check) return;
+    const int every = Min(kVacuumCheckMs, settings.vacuum_interval_ms);
+    g_next_vacuum_check = TimestampTzPlusMilliseconds(start, every);
+    const VacuumRound r = vacuum_hot_tables();
+    record(kTaskVacuum, r.vacuumed, ms_since(start), r.error.empty() ? nullptr : &r.error,
+           g_next_vacuum_check);
+}
+
 // Sleeps until `until` (at most naptime). Commits compare what they make due
 // with `queues_due`, the moment the queues expect their next round, and set
 // our latch when it is earlier. Returns true when woken by the latch.
@@ -403,6 +420,7 @@ extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
         if (woken || now >= queues_due) queues_due = run_round();
         if (now >= jobs_due) jobs_due = run_periodic_jobs();
         if (!extension_installed()) leave(kSlotNoExtension);
+        maybe_vacuum();
         woken = sleep_until(queues_due < jobs_due ? queues_due : jobs_due, queues_due);
     }
 }

@@ -49,6 +49,7 @@ const char* task_name(int task) {
         case kTaskSnapshot: return "snapshot";
         case kTaskExpire: return "expire";
         case kTaskSessions: return "sessions";
+        case kTaskVacuum: return "vacuum";
         default: return "unknown";
     }
 }

@@ -18,6 +18,7 @@ enum Task : int {
     kTaskSnapshot,     // metric snapshots into <queue>__metrics
     kTaskExpire,       // planned or pending documents past their expiry
     kTaskSessions,     // session-bound picks and temporary queues of ended sessions
+    kTaskVacuum,       // VACUUM of queue tables past fetchq.vacuum_threshold
     kTaskCount
 };
 const char* task_name(int task);

@@ -1,0 +1,250 @@
+// Targeted VACUUM of hot queue tables (see vacuum.hpp). The statistics are
+// read in a short transaction; each VACUUM then runs as exec_simple_query
+// runs a top-level VACUUM: in a fresh transaction that vacuum() commits
+// before it vacuums the table in transactions of its own, and that we
+// commit once it returns. Error recovery follows autovacuum's do_autovacuum.
+#include "worker/vacuum.hpp"
+
+#include <vector>
+
+#include "pg/guard.hpp"
+#include "pg/spi.hpp"
+#include "worker/settings.hpp"
+
+extern "C" {
+#include "commands/vacuum.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_node.h"
+#include "pgstat.h"
+#include "utils/backend_status.h"
+}
+
+namespace fetchq::worker {
+namespace {
+
+// What the cumulative statistics say of one table (trivially destructible:
+// filled inside pg_call).
+struct TableStats {
+    bool found;
+    int64 dead;
+    int64 vacuum_count;       // VACUUM commands, ours included (not autovacuum)
+    TimestampTz last_vacuum;  // by anyone, 0 when never
+};
+
+struct Table {
+    Oid relid = InvalidOid;
+    std::string name;  // quoted, for messages
+    TableStats before{};
+    bool attempted = false;
+    double ms = 0;
+};
+
+// Runs f in a transaction of its own with a snapshot; false (and the
+// message) when it failed, everything then rolled back.
+template <typename F>
+bool in_transaction(F&& f, std::string* error) {
+    try {
+        pg::pg_call([] {
+            SetCurrentStatementStartTimestamp();
+            StartTransactionCommand();
+            PushActiveSnapshot(GetTransactionSnapshot());
+        });
+        f();
+        pg::pg_call([] {
+            PopActiveSnapshot();
+            CommitTransactionCommand();
+        });
+        return true;
+    } catch (const std::exception& e) {
+        *error = e.what();
+    }
+    AbortOutOfAnyTransaction();
+    return false;
+}
+
+// The queue tables that exist, in a stable order.
+void list_tables(std::vector<Table>* tables) {
+    pg::spi_connect();
+    SPIPlanPtr plan = pg::cached_plan(
+        "", "vacuum_tables",
+        [] {
+            return std::string(
+                "SELECT c.oid, quote_ident(n.nspname) || '.' || quote_ident(c.relname) "
+                "FROM fetchq.queues q "
+                "CROSS JOIN (VALUES ('__docs'), ('__logs'), ('__metrics')) AS s(suffix) "
+                "JOIN pg_class c ON c.oid = to_regclass('fetchq_data.' || "
+                "quote_ident(q.name || s.suffix)) "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE c.relkind = 'r' ORDER BY q.name, s.suffix");
+        },
+        {});
+    const uint64_t n = pg::spi_execute(plan, nullptr, nullptr, true);
+    for (uint64_t row = 0; row < n; ++row) {
+        bool isnull = false;
+        Table t;
+        t.relid = DatumGetObjectId(pg::spi_value(row, 1, &isnull));
+        t.name = pg::spi_text(row, 2);
+        tables->push_back(std::move(t));
+    }
+    pg::spi_finish();
+}
+
+// In a transaction: the statistics snapshot is dropped when it ends.
+TableStats read_stats(Oid relid) {
+    TableStats s{};
+    pg::pg_call([&] {
+        PgStat_StatTabEntry* e = pgstat_fetch_stat_tabentry(relid);
+        if (e == nullptr) return;
+        s.found = true;
+        s.dead = e->n_dead_tuples;
+        s.vacuum_count = e->vacuum_count;
+        s.last_vacuum = Max(e->vacuum_timestamp, e->autovac_vacuum_timestamp);
+    });
+    return s;
+}
+
+bool is_due(const TableStats& s, TimestampTz now) {
+    if (!s.found || s.dead <= settings.vacuum_threshold) return false;
+    return s.last_vacuum == 0 ||
+           now >= TimestampTzPlusMilliseconds(s.last_vacuum, settings.vacuum_interval_ms);
+}
+
+// Parent of vacuum()'s cross-transaction memory: our PortalContext while it
+// runs, reset after each table (also after an error).
+MemoryContext g_vacuum_context = nullptr;
+
+// VACUUM (SKIP_LOCKED, TRUNCATE false, PARALLEL 0) of one table by OID: no
+// name lookup, and no RangeVar, so a locked or dropped table is skipped
+// silently (vacuum_open_relation logs only when given a RangeVar).
+VacuumStmt* vacuum_stmt(Oid relid) {
+    VacuumStmt* stmt = makeNode(VacuumStmt);
+    stmt->is_vacuumcmd = true;
+    stmt->options =
+        list_make3(makeDefElem(pstrdup("skip_locked"), nullptr, -1),
+                   makeDefElem(pstrdup("truncate"), reinterpret_cast<Node*>(makeInteger(0)), -1),
+                   makeDefElem(pstrdup("parallel"), reinterpret_cast<Node*>(makeInteger(0)), -1));
+    stmt->rels = list_make1(makeVacuumRelation(nullptr, relid, NIL));
+    return stmt;
+}
+
+// Vacuums one table; on error, reports it to the log, rolls back and cleans
+// up like autovacuum, and copies the message into `error`. Must be entered
+// outside any transaction. No C++ object lives in this frame (PG_TRY).
+bool run_vacuum(Oid relid, const char* name, const char* activity, char* error, size_t error_size) {
+    MemoryContext saved_portal = PortalContext;
+    volatile bool ok = true;
+    PG_TRY();
+    {
+        if (g_vacuum_context == nullptr)
+            g_vacuum_context =
+                AllocSetContextCreate(TopMemoryContext, "fetchq vacuum", ALLOCSET_DEFAULT_SIZES);
+        SetCurrentStatementStartTimestamp();
+        StartTransactionCommand();
+        // vacuum() keeps its list and buffer strategy in a child of
+        // PortalContext; the statement must outlive its first commit too.
+        PortalContext = g_vacuum_context;
+        MemoryContextSwitchTo(g_vacuum_context);
+        pgstat_report_activity(STATE_RUNNING, activity);
+        ExecVacuum(make_parsestate(nullptr), vacuum_stmt(relid), /*isTopLevel=*/true);
+        CommitTransactionCommand();
+        // A cancel that arrived too late for this VACUUM must not abort
+        // the scheduler's next task.
+        QueryCancelPending = false;
+    }
+    PG_CATCH();
+    {
+        HOLD_INTERRUPTS();
+        MemoryContextSwitchTo(TopMemoryContext);
+        errcontext("fetchq vacuum of table %s", name);
+        ErrorData* data = CopyErrorData();
+        strlcpy(error, data->message != nullptr ? data->message : "unknown error", error_size);
+        FreeErrorData(data);
+        EmitErrorReport();
+        AbortOutOfAnyTransaction();
+        FlushErrorState();
+        RESUME_INTERRUPTS();
+        ok = false;
+    }
+    PG_END_TRY();
+    PortalContext = saved_portal;
+    MemoryContextSwitchTo(TopMemoryContext);
+    if (g_vacuum_context != nullptr) MemoryContextReset(g_vacuum_context);
+    pgstat_report_activity(STATE_IDLE, nullptr);
+    return ok;
+}
+
+double ms_since(TimestampTz start) {
+    return static_cast<double>(GetCurrentTimestamp() - start) / 1000.0;
+}
+
+}  // namespace
+
+VacuumRound vacuum_hot_tables() {
+    VacuumRound round;
+    if (IsTransactionOrTransactionBlock()) {
+        round.error = "fetchq: vacuum_hot_tables called inside a transaction";
+        return round;
+    }
+    std::vector<Table> tables;
+    std::string error;
+    try {
+        // Our own DELETEs (retention, ...) reach the statistics only once
+        // flushed; forced: no waiting for the next second.
+        pg::pg_call([] { (void)pgstat_report_stat(true); });
+    } catch (const std::exception& e) {
+        round.error = e.what();
+        return round;
+    }
+    bool ok = in_transaction(
+        [&] {
+            list_tables(&tables);
+            for (Table& t : tables) t.before = read_stats(t.relid);
+        },
+        &error);
+    if (!ok) {
+        round.error = error;
+        return round;
+    }
+    round.checked = static_cast<int>(tables.size());
+
+    const TimestampTz now = GetCurrentTimestamp();
+    for (Table& t : tables) {
+        if (!is_due(t.before, now)) continue;
+        const std::string activity =
+            "fetchq: VACUUM (SKIP_LOCKED, TRUNCATE false, PARALLEL 0) " + t.name;
+        char message[256];
+        const TimestampTz start = GetCurrentTimestamp();
+        if (!run_vacuum(t.relid, t.name.c_str(), activity.c_str(), message, sizeof(message))) {
+            if (round.error.empty()) round.error = "table " + t.name + ": " + message;
+            continue;
+        }
+        t.attempted = true;
+        t.ms = ms_since(start);
+    }
+
+    // SKIP_LOCKED skips without a word: count what the statistics saw.
+    ok = in_transaction(
+        [&] {
+            for (Table& t : tables) {
+                if (!t.attempted) continue;
+                const TableStats after = read_stats(t.relid);
+                if (after.found && after.vacuum_count > t.before.vacuum_count) {
+                    round.vacuumed++;
+                    ereport(settings.log_level,
+                            (errmsg("fetchq: vacuumed %s (%ld dead tuples before, %ld after) in "
+                                    "%.1f ms",
+                                    t.name.c_str(), static_cast<long>(t.before.dead),
+                                    static_cast<long>(after.dead), t.ms)));
+                } else {
+                    ereport(settings.log_level,
+                            (errmsg("fetchq: vacuum of %s skipped: table locked or dropped",
+                                    t.name.c_str())));
+                }
+            }
+        },
+        &error);
+    if (!ok && round.error.empty()) round.error = error;
+    return round;
+}
+
+}  // namespace fetchq::worker

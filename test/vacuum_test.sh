@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# The scheduler vacuums hot queue tables itself (autovacuum off for them):
+# past fetchq.vacuum_threshold, at most once per fetchq.vacuum_interval,
+# without truncating, without waiting for locks, alongside consumers.
+# Env: PGHOST PGPORT PGUSER of a server with shared_preload_libraries = 'fetchq';
+# $1: a database where CREATE EXTENSION fetchq was run. Takes about a minute.
+set -euo pipefail
+db=$1
+failures=0
+queue=vacuum_t
+docs="fetchq_data.${queue}__docs"
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+
+ok() { echo "ok: $1"; }
+fail() {
+    echo "FAIL: $1"
+    failures=$((failures + 1))
+}
+
+# wait_for DESCRIPTION SECONDS SQL EXPECTED
+wait_for() {
+    local what=$1 secs=$2 sql=$3 want=$4 got=""
+    local deadline=$((SECONDS + secs))
+    while [ $SECONDS -lt $deadline ]; do
+        got=$(q "$sql" 2>/dev/null || true)
+        if [ "$got" = "$want" ]; then
+            ok "$what"
+            return 0
+        fi
+        sleep 0.2
+    done
+    fail "$what (wanted '$want', got '$got' after ${secs}s)"
+}
+
+# check DESCRIPTION SQL EXPECTED
+check() {
+    local got
+    got=$(q "$2" 2>&1 || true)
+    if [ "$got" = "$3" ]; then ok "$1"; else fail "$1 (wanted '$3', got '$got')"; fi
+}
+
+set_guc() {
+    q "ALTER SYSTEM SET $1 = '$2'"
+    q "SELECT pg_reload_conf()" >/dev/null
+}
+
+bg_pids=()
+cleanup() {
+    for pid in "${bg_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for guc in fetchq.vacuum_threshold fetchq.vacuum_interval fetchq.naptime; do
+        q "ALTER SYSTEM RESET $guc" || true
+    done
+    q "SELECT pg_reload_conf()" >/dev/null || true
+    q "SELECT fetchq.queue_drop('$queue')" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+vacuum_count() { q "SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass"; }
+task() { q "SELECT $1 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'vacuum'"; }
+
+# push N documents, pick and complete them all, then delete the completed ones:
+# about 3 N dead tuples (pick and complete change indexed columns: no HOT).
+churn() {
+    local n=$1 tag=$2
+    q "SELECT count(*) FROM generate_series(1, $n) g,
+         fetchq.doc_push('$queue', '$tag' || g, 0, 0, now() - interval '1 second', '{}')" >/dev/null
+    q "SELECT count(*) FROM fetchq.doc_pick('$queue', 0, $n, '5 minutes')" >/dev/null
+    q "SELECT fetchq.doc_complete_many('$queue', ARRAY(SELECT subject FROM $docs WHERE status = 2))" \
+        >/dev/null
+    q "DELETE FROM $docs WHERE status = 3"
+}
+
+wait_for "a scheduler runs for the database" 20 \
+    "SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database()" t
+
+q "SELECT fetchq.queue_drop('$queue')" >/dev/null 2>&1 || true
+q "SELECT was_created FROM fetchq.queue_create('$queue')" >/dev/null
+q "ALTER TABLE $docs SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)"
+set_guc fetchq.naptime 1s
+set_guc fetchq.vacuum_interval 1s
+set_guc fetchq.vacuum_threshold 100
+sleep 2 # the scheduler reloads its configuration between rounds
+errors0=$(task errors)
+vacuumed0=$(task rows_total)
+
+# Below the threshold: left alone.
+churn 20 small
+sleep 3
+check "few dead tuples: not vacuumed" "SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" 0
+
+# Past the threshold: vacuumed, and not truncated although every page is empty.
+churn 2000 big
+size_before=$(q "SELECT pg_relation_size('$docs')")
+wait_for "hot table vacuumed by the scheduler" 30 \
+    "SELECT vacuum_count > 0 AND n_dead_tup < 100 FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" t
+check "dead tuples were removed" \
+    "SELECT (pgs.n_dead_tup < 100)::text FROM pg_stat_user_tables pgs WHERE relid = '$docs'::regclass" true
+check "empty table not truncated (TRUNCATE false)" "SELECT pg_relation_size('$docs') = $size_before AND $size_before > 0" t
+check "autovacuum did not do it" \
+    "SELECT autovacuum_count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" 0
+wait_for "worker_status counts the vacuum" 10 \
+    "SELECT rows_total > $vacuumed0 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'vacuum'" t
+
+# At most once per fetchq.vacuum_interval.
+set_guc fetchq.vacuum_interval 1h
+sleep 2
+count=$(vacuum_count)
+churn 500 interval
+sleep 4
+check "not vacuumed again within fetchq.vacuum_interval" \
+    "SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" "$count"
+set_guc fetchq.vacuum_interval 1s
+wait_for "vacuumed again once the interval passed" 20 \
+    "SELECT vacuum_count > $count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" t
+
+# SKIP_LOCKED: a table locked by someone else is skipped, the scheduler goes on.
+count=$(vacuum_count)
+churn 500 locked
+psql -X -q -d "$db" -c "BEGIN" -c "LOCK TABLE $docs IN SHARE UPDATE EXCLUSIVE MODE" \
+    -c "SELECT pg_sleep(5)" -c "COMMIT" >/dev/null &
+bg_pids+=($!)
+locker=$!
+sleep 0.5
+runs=$(task runs)
+wait_for "the scheduler keeps running while the table is locked" 4 \
+    "SELECT runs > $runs + 1 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'vacuum'" t
+check "locked table skipped, not waited for" \
+    "SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" "$count"
+wait "$locker" || true
+wait_for "vacuumed once the lock is gone" 20 \
+    "SELECT vacuum_count > $count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" t
+
+# A consumer in the middle of a transaction (row locks, RowExclusiveLock)
+# neither stops the vacuum nor is blocked by it.
+set_guc fetchq.vacuum_threshold 1000000
+sleep 2
+count=$(vacuum_count)
+churn 500 consumer
+q "SELECT count(*) FROM generate_series(1, 5) g,
+     fetchq.doc_push('$queue', 'held' || g, 0, 0, now() - interval '1 second', '{}')" >/dev/null
+psql -X -q -d "$db" -c "BEGIN" -c "SELECT count(*) FROM fetchq.doc_pick('$queue', 0, 1, '5 minutes')" \
+    -c "SELECT pg_sleep(6)" -c "COMMIT" >/dev/null &
+bg_pids+=($!)
+consumer=$!
+sleep 0.5
+set_guc fetchq.vacuum_threshold 100
+wait_for "vacuumed while a consumer holds locks" 5 \
+    "SELECT vacuum_count > $count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" t
+check "the consumer was still in its transaction" \
+    "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+     WHERE l.relation = '$docs'::regclass AND l.mode = 'RowExclusiveLock' AND a.backend_type = 'client backend'" 1
+check "another consumer is not blocked" \
+    "SET statement_timeout = '2s'; SELECT count(*) FROM fetchq.doc_pick('$queue', 0, 1, '5 minutes')" 1
+if wait "$consumer"; then ok "the consumer committed"; else fail "the consumer failed"; fi
+
+check "no vacuum errors" \
+    "SELECT errors FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'vacuum'" "$errors0"
+
+echo "vacuum test: $failures failure(s)"
+[ "$failures" = 0 ]
