@@ -37,6 +37,8 @@ start)
         echo "unix_socket_directories = '$dir'"
         echo "shared_preload_libraries = 'fetchq'"
         echo "fsync = off"
+        # one fetchq scheduler per test database, plus the launcher
+        echo "max_worker_processes = 32"
         echo "log_line_prefix = '%m [%p] %b '"
         for line in "$@"; do echo "$line"; done
     } >>"$dir/data/postgresql.conf"

@@ -144,6 +144,13 @@ fresh_db() {
         psql -X -q -v ON_ERROR_STOP=1 -d "$1" -c 'CREATE EXTENSION fetchq'
 }
 
+# drop_db NAME: a test's database goes when the test is done, and with it
+# its scheduler, so the next tests have background worker slots to spare.
+drop_db() {
+    PGOPTIONS='-c client_min_messages=warning' psql -X -q -d postgres \
+        -c "DROP DATABASE IF EXISTS \"$1\" WITH (FORCE)" >/dev/null || true
+}
+
 section "regression tests (pg_regress, sql/*.sql)"
 shopt -s nullglob
 regress_files=(sql/*.sql)
@@ -173,6 +180,7 @@ fi
 section "concurrency (test/concurrency)"
 fresh_db t_concurrency && timeout -k 10 600 test/concurrency/run.sh t_concurrency
 record concurrency $?
+drop_db t_concurrency
 
 for t in test/*_test.sh; do
     name=$(basename "$t" .sh)
@@ -185,6 +193,7 @@ for t in test/*_test.sh; do
     db=t_$(echo "$name" | tr -c 'a-z0-9_\n' '_')
     fresh_db "$db" && timeout -k 10 900 "$t" "$db"
     record "$name" $?
+    drop_db "$db"
 done
 
 section "server log"
