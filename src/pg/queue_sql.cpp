@@ -47,6 +47,17 @@ void require_queue(std::string_view queue) {
     if (!queue_exists(queue)) throw_queue_missing(queue);
 }
 
+std::vector<std::string> all_queue_names() {
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_names",
+        [] { return std::string("SELECT name FROM fetchq.queues ORDER BY name"); }, {});
+    const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
+    std::vector<std::string> names;
+    names.reserve(n);
+    for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
+    return names;
+}
+
 void queue_forget(std::string_view queue) {
     forget_plans(queue);
     metric_forget_queue(queue);

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pg/spi.hpp"
 
@@ -32,6 +33,9 @@ uint64_t queue_execute(std::string_view queue, SPIPlanPtr plan, const Datum* val
 bool queue_exists(std::string_view queue);
 // Raises "queue does not exist" unless it is registered.
 void require_queue(std::string_view queue);
+
+// Names of every registered queue, in name order.
+std::vector<std::string> all_queue_names();
 
 // Forgets every cached plan and pending counter of a queue being dropped.
 void queue_forget(std::string_view queue);

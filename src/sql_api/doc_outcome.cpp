@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "pg/args.hpp"
 #include "pg/metrics.hpp"
+#include "pg/queue_log.hpp"
 #include "pg/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
@@ -155,6 +156,7 @@ Datum doc_reject(FunctionCallInfo fcinfo) {
     Datum details = arg_fetchq4_json(fcinfo, 3, &details_null);
     std::optional<std::string> ref_id =
         PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
+    check_log_entry(subject, message);
     spi_connect();
     SPIPlanPtr plan = queue_plan(
         queue, "reject",
@@ -172,18 +174,7 @@ Datum doc_reject(FunctionCallInfo fcinfo) {
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nullptr));
     const bool killed = n > 0 && spi_int(0, 1) == -1;
     if (n > 0) {
-        SPIPlanPtr log = queue_plan(
-            queue, "log_error",
-            [&] {
-                return "INSERT INTO " + logs_rel(queue) +
-                       " (created_at, subject, message, details, ref_id)"
-                       " VALUES (now(), $1, $2, $3, $4)";
-            },
-            {TEXTOID, TEXTOID, JSONBOID, TEXTOID});
-        Datum lv[4] = {to_text(subject), to_text(message), details,
-                       ref_id ? to_text(*ref_id) : (Datum)0};
-        char ln[4] = {' ', ' ', details_null ? 'n' : ' ', ref_id ? ' ' : 'n'};
-        queue_execute(queue, log, lv, ln);
+        insert_log(queue, subject, message, details, details_null, ref_id);
     }
     spi_finish();
     if (n > 0) {

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
+#include "pg/queue_log.hpp"
 #include "pg/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
@@ -16,43 +17,17 @@ namespace {
 
 using namespace fetchq::pg;
 
-constexpr int kMaxMessageLength = 255;  // fetchq_data.<queue>__logs.message
-
-// Raises 22001 naming the argument when `text` has more than `limit` characters.
-void check_length(const std::string& text, int limit, const char* name, const char* hint) {
-    const char* s = text.c_str();
-    const int len = static_cast<int>(text.size());
-    const int chars = pg_call([&] { return pg_mbstrlen_with_len(s, len); });
-    if (chars > limit)
-        throw core::Error(
-            core::sqlstate::kStringDataRightTruncation,
-            std::string("argument ") + name + " exceeds " + std::to_string(limit) + " characters",
-            "It has " + std::to_string(chars) + " characters.", hint);
-}
-
 // log_error(queue, subject, message, details [, ref_id]) -> true
 Datum log_error(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
     std::string message = arg_text(fcinfo, 2, "message");
-    check_length(subject, static_cast<int>(core::kMaxSubjectLength), "subject",
-                 "Log against the subject of a document: at most 50 characters.");
-    check_length(message, kMaxMessageLength, "message", "Put the long text in details.");
+    check_log_entry(subject, message);
     bool details_null = true;
     Datum details = arg_fetchq4_json(fcinfo, 3, &details_null);
     std::optional<std::string> ref_id = PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
     spi_connect();
-    SPIPlanPtr plan = queue_plan(queue, "log_insert",
-                                 [&] {
-                                     return "INSERT INTO " + logs_rel(queue) +
-                                            " (created_at, subject, message, details, ref_id)"
-                                            " VALUES (now(), $1, $2, $3, $4)";
-                                 },
-                                 {TEXTOID, TEXTOID, JSONBOID, TEXTOID});
-    Datum values[4] = {to_text(subject), to_text(message), details,
-                       ref_id ? to_text(*ref_id) : (Datum)0};
-    char nulls[4] = {' ', ' ', details_null ? 'n' : ' ', ref_id ? ' ' : 'n'};
-    const uint64_t n = queue_execute(queue, plan, values, nulls);
+    const uint64_t n = insert_log(queue, subject, message, details, details_null, ref_id);
     spi_finish();
     PG_RETURN_BOOL(n == 1);
 }

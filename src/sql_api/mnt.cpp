@@ -58,23 +58,13 @@ Datum mnt_run(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
-std::vector<std::string> all_queues() {
-    SPIPlanPtr plan =
-        cached_plan("", "mnt_queues",
-                    [] { return std::string("SELECT name FROM fetchq.queues ORDER BY name"); }, {});
-    const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
-    std::vector<std::string> names;
-    names.reserve(n);
-    for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
-    return names;
-}
 
 // mnt_run_all(limit) -> one row per queue, in name order.
 Datum mnt_run_all(FunctionCallInfo fcinfo) {
     const int32_t limit = arg_limit(fcinfo, 0, "limit");
     begin_rows(fcinfo);
     spi_connect();
-    for (const std::string& queue : all_queues()) {
+    for (const std::string& queue : all_queue_names()) {
         const worker::MaintenanceCounts counts = worker::maintain_queue(queue, limit);
         Datum values[4];
         bool nulls[4] = {false, false, false, false};

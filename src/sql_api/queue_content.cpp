@@ -112,16 +112,6 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
     PG_RETURN_BOOL(true);
 }
 
-std::vector<std::string> all_queues() {
-    SPIPlanPtr plan =
-        cached_plan("", "queue_names",
-                    [] { return std::string("SELECT name FROM fetchq.queues ORDER BY name"); }, {});
-    const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
-    std::vector<std::string> names;
-    names.reserve(n);
-    for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
-    return names;
-}
 
 // queue_truncate_all([empty]): queue_truncate on every queue; with `empty`
 // the counters of every queue, even unregistered ones, are cleared first.
@@ -129,7 +119,7 @@ Datum queue_truncate_all(FunctionCallInfo fcinfo) {
     const bool empty = PG_NARGS() > 0 ? arg_bool(fcinfo, 0, "empty") : false;
     spi_connect();
     if (empty) spi_execute_text("TRUNCATE fetchq.metrics, fetchq.metrics_writes RESTART IDENTITY");
-    for (const std::string& queue : all_queues()) truncate_queue(queue, empty);
+    for (const std::string& queue : all_queue_names()) truncate_queue(queue, empty);
     spi_finish();
     PG_RETURN_BOOL(true);
 }
