@@ -71,6 +71,8 @@ tmp=$(q "SELECT fetchq.queue_create_temporary()")
 wait_for "temporary queue dropped after its session ended" 10 \
     "SELECT count(*) FROM fetchq.queues WHERE name = '$tmp'" 0
 wait_for "its tables are gone too" 5 "SELECT to_regclass('fetchq_data.${tmp}__docs') IS NULL" t
+wait_for "dropping it was no error for the other tasks" 5 \
+    "SELECT coalesce(sum(errors), 0) FROM fetchq.worker_status() WHERE datname = current_database()" 0
 
 # Planned or pending documents past their expiry are deleted and counted.
 q "SELECT fetchq.doc_push('wk', 'exp1', 0, 0, now() + interval '1 hour', '{}', clock_timestamp() + interval '1 second')" >/dev/null
@@ -83,8 +85,13 @@ wait_for "exp counter" 5 "SELECT sum(value) FROM fetchq.metrics WHERE queue = 'w
 wait_for "worker_status shows the promotion" 5 \
     "SELECT rows_total > 0 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'" t
 
-# A terminated scheduler comes back.
+# A cancel does not kill the scheduler; a terminate does, and it comes back.
 pid=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database()")
+q "SELECT pg_cancel_backend($pid)" >/dev/null
+q "SELECT fetchq.doc_push('wk', 'after_cancel', 0, 0, clock_timestamp() + interval '500 milliseconds', '{}')" >/dev/null
+wait_for "cancelled scheduler still promotes" 10 "SELECT status FROM fetchq_data.wk__docs WHERE subject = 'after_cancel'" 1
+wait_for "and is the same process" 2 \
+    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database() AND pid = $pid" 1
 q "SELECT pg_terminate_backend($pid)" >/dev/null
 wait_for "terminated scheduler restarted" 20 \
     "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database() AND pid <> $pid" 1

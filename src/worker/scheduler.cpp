@@ -191,20 +191,27 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
 // Session-owned documents and temporary queues of sessions that ended.
 // Runs when a session exit flagged it, on the first round (after a crash
 // nobody flags), and every minute as a safety net.
-void release_ended_sessions(const std::vector<Queue>& queues, bool forced) {
+// Returns the temporary queues it dropped.
+std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues, bool forced) {
     static TimestampTz last_run = 0;
     const TimestampTz start = GetCurrentTimestamp();
     const bool flagged = pg_atomic_exchange_u32(&g_slot->sessions_ended, 0) != 0;
-    if (!flagged && !forced && start - last_run < 60 * USECS_PER_SEC) return;
+    if (!flagged && !forced && start - last_run < 60 * USECS_PER_SEC) return {};
     last_run = start;
     int64_t released = 0;
     std::string error, failed;
     std::vector<int64_t> live;
     std::vector<std::string> ended;
-    in_transaction(InvalidOid, [&] {
-        live = live_session_keys();
-        ended = ended_temporary_queues(live);
-    }, &error);
+    if (!in_transaction(InvalidOid, [&] {
+            live = live_session_keys();
+            ended = ended_temporary_queues(live);
+        }, &error)) {
+        // Without the list of live sessions every session-bound document
+        // would look orphaned: try again later rather than guess.
+        pg_atomic_write_u32(&g_slot->sessions_ended, 1);
+        record(kTaskSessions, 0, ms_since(start), &error, 0);
+        return {};
+    }
     for (const Queue& q : queues) {
         bool is_ended = false;
         for (const std::string& e : ended) is_ended = is_ended || e == q.name;
@@ -221,6 +228,7 @@ void release_ended_sessions(const std::vector<Queue>& queues, bool forced) {
     }
     record(kTaskSessions, released + static_cast<int64_t>(ended.size()), ms_since(start),
            error.empty() ? nullptr : &error, 0);
+    return ended;
 }
 
 // The due periodic jobs ('sts' snapshots, 'drp' retention, 'lgp' pack):
@@ -279,9 +287,12 @@ TimestampTz run_round() {
         totals.error = error;
     }
     static bool first_round = true;
-    release_ended_sessions(queues, first_round);
+    const std::vector<std::string> dropped = release_ended_sessions(queues, first_round);
     first_round = false;
     for (const Queue& q : queues) {
+        bool gone = false;
+        for (const std::string& name : dropped) gone = gone || name == q.name;
+        if (gone) continue;
         TimestampTz due = maintain(q, &totals, start);
         if (due < next) next = due;
     }
@@ -402,6 +413,9 @@ extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
     bool woken = true;
     TimestampTz queues_due = 0, jobs_due = 0;
     while (true) {
+        // A cancel (pg_cancel_backend) stops the statement a task runs, which
+        // that task survives; between tasks there is nothing to cancel.
+        QueryCancelPending = false;
         CHECK_FOR_INTERRUPTS();
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
