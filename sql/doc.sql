@@ -76,6 +76,14 @@ WHERE payload ? 'appended' ORDER BY version;
 SELECT * FROM fetchq.doc_upsert('doc_q', 'u1', 0, 1, now(), '{"v": 1}');
 SELECT * FROM fetchq.doc_upsert('doc_q', 'u1', 0, 9, now(), '{"v": 2}');
 SELECT priority, payload FROM fetchq_data.doc_q__docs WHERE subject = 'u1';
+-- doc_upsert moving a planned document earlier keeps it planned (as Fetchq 4
+-- did) and wakes the scheduler at commit, which promotes it
+SELECT was_created FROM fetchq.queue_create('doc_u');
+SELECT fetchq.doc_push('doc_u', 'u2', 0, 0, now() + interval '1 hour', '{"v": 1}');
+SELECT * FROM fetchq.doc_upsert('doc_u', 'u2', 0, 2, now() - interval '1 second', '{"v": 2}');
+SELECT status, priority, payload, next_iteration < now() AS due
+FROM fetchq_data.doc_u__docs WHERE subject = 'u2';
+SELECT was_dropped FROM fetchq.queue_drop('doc_u');
 
 -- bulk: Fetchq 4's tuple text, parsed, never executed
 SELECT fetchq.doc_push('doc_q', 2, now(),

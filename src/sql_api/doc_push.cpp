@@ -305,13 +305,17 @@ Datum doc_upsert(FunctionCallInfo fcinfo) {
             [&] {
                 return "UPDATE " + docs_rel(queue) +
                        " SET priority = $2, payload = $3, next_iteration = $4"
-                       " WHERE subject = $1 AND lock_upgrade IS NULL AND status <> 2";
+                       " WHERE subject = $1 AND lock_upgrade IS NULL AND status <> 2"
+                       " RETURNING status";
             },
             {TEXTOID, INT4OID, JSONBOID, TIMESTAMPTZOID});
         Datum values[4] = {to_text(subject), Int32GetDatum(priority), payload,
                            TimestampTzGetDatum(next_iteration)};
         char nulls[4] = {' ', ' ', payload_null ? 'n' : ' ', ' '};
         updated = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
+        // A planned document moved earlier: the scheduler must promote it
+        // then, not at the time it was sleeping until.
+        if (updated > 0 && spi_int(0, 1) == kStatusPlanned) worker::note_due(next_iteration);
     }
     spi_finish();
     Datum values[2] = {Int32GetDatum(static_cast<int32_t>(queued)),
