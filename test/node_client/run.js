@@ -24,6 +24,8 @@ const SIDE = 'nc_side';
 const MAX_ATTEMPTS = 3;
 // planned an hour ahead, then upserted to "now"
 const LATE = 'side-late';
+// pushed while the side queue is switched off
+const PAUSED = 'side-paused';
 const LATE_MAX_MS = 1000;
 const LOCK_MS = 2000;
 const LOCK = `${LOCK_MS / 1000} seconds`;
@@ -43,9 +45,19 @@ const canonical = (v) =>
     ? v.map(canonical)
     : v;
 const show = (v) => util.inspect(v, { depth: 6, breakLength: Infinity });
+const isObject = (v) => v !== null && typeof v === 'object';
+// Where two values differ: ["path: expected X, got Y", ...].
+function differences(got, want, path = '') {
+  if (util.isDeepStrictEqual(got, want)) return [];
+  if (!isObject(got) || !isObject(want) || Array.isArray(got) !== Array.isArray(want))
+    return [`${path || 'value'}: expected ${show(want)}, got ${show(got)}`];
+  const keys = [...new Set([...Object.keys(want), ...Object.keys(got)])];
+  return keys.flatMap((k) => differences(got[k], want[k], Array.isArray(want) ? `${path}[${k}]` : `${path}.${k}`));
+}
 function check(what, got, want) {
-  if (util.isDeepStrictEqual(got, want)) passed += 1;
-  else failures.push(`${what}: expected ${show(want)}, got ${show(got)}`);
+  const diff = differences(got, want);
+  if (diff.length === 0) passed += 1;
+  else failures.push(`${what}: ${diff.join('; ')}`);
 }
 function fail(what) {
   failures.push(what);
@@ -347,6 +359,10 @@ const queues = [
   },
 ];
 
+// The queue settings without handlers, and is_active set (another client).
+const withActive = (isActive) =>
+  queues.map(({ workerHandler, ...rest }) => (rest.name === SIDE ? { ...rest, isActive } : rest));
+
 function newClient(withQueues) {
   return createFetchq({
     connectionString: CONN,
@@ -618,11 +634,45 @@ async function upsertLate(client) {
   else console.log(`ok: ${LATE}, upserted from +1 hour to now, promoted by the server in ${took} ms`);
 }
 
+// A queue switched off (is_active = false, through another client's init)
+// stops this client's workers on it, through the fetchq_on_change
+// notification; switched on again, they pick what was pushed meanwhile.
+async function pauseAndResume(client, second) {
+  const sideWorkers = client.workers.workers.filter((w) => w.queue === SIDE);
+  const until = async (what, cond) => {
+    const deadline = Date.now() + 10000;
+    while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    if (!cond()) fail(`${what}: not within 10 s`);
+    return cond();
+  };
+  check(`workers on ${SIDE} running`, sideWorkers.map((w) => w.isRunning), [true]);
+  second.settings.queues = withActive(false);
+  await second.init();
+  const t = Date.now();
+  if (!(await until(`workers on ${SIDE} stopped after is_active = false`, () => sideWorkers.every((w) => !w.isRunning))))
+    return;
+  console.log(`ok: ${SIDE} switched off by another client, its worker stopped in ${Date.now() - t} ms`);
+  const payload = payloadFor(PAUSED, 9);
+  sideExpect.set(PAUSED, { payload, priority: 0 });
+  await client.doc.push(SIDE, { subject: PAUSED, payload });
+  second.settings.queues = withActive(true);
+  await second.init();
+  const t2 = Date.now();
+  if (await until(`${PAUSED} picked after ${SIDE} was switched on`, () => sideSeen.has(PAUSED)))
+    console.log(`ok: ${SIDE} switched on again, ${PAUSED} picked ${Date.now() - t2} ms later`);
+}
+
 async function main() {
   console.log(`fetchq Node client test: database ${db}, client maintenance off`);
   await rows(`SELECT fetchq.queue_drop(name) FROM fetchq.queues WHERE name IN ($1, $2)`, [MAIN, SIDE]);
   const info = await rows('SELECT version FROM fetchq.info()');
   check('fetchq.info() version (the client requires 4.0.0)', info[0].version, '4.0.0');
+
+  const promoted = async () =>
+    Number(
+      (await rows(`SELECT sum(rows_total) AS n FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'`))[0].n,
+    );
+  const promotedBefore = await promoted();
 
   const client = newClient(queues);
   const sent = spy(client);
@@ -654,20 +704,33 @@ async function main() {
   const processedIn = Date.now() - startedAt;
   console.log(`   every document reached its final state ${processedIn} ms after start()`);
 
-  await checkFinalState(client);
-
   // A second client booting against the same queues (a restart): init is idempotent.
-  const second = newClient(queues.map(({ workerHandler, ...rest }) => rest));
+  const second = newClient(withActive(true));
   await second.connect();
   await second.init();
   await checkQueueSettings(second);
+  await pauseAndResume(client, second);
+
+  await checkFinalState(client);
+  // planned pushes, reschedules, and in the side queue the two planned
+  // pushMany documents and the two upserted from +1 hour to now
+  const plannedMain = [...mainSpecs.values()].filter((s) => s.delayMs).length;
+  const rescheduled = [...mainSpecs.values()].reduce((n, s) => n + s.plan.filter((a) => a.startsWith('reschedule')).length, 0);
+  check('documents promoted by the server (fetchq.worker_status)', (await promoted()) - promotedBefore, plannedMain + rescheduled + 4);
+  check("utils.checkStatus('cpl-0', main queue, completed)", await client.utils.checkStatus('cpl-0', MAIN, 3), true);
 
   const t = Date.now();
-  await Promise.race([
-    Promise.all([client.end(), second.end()]),
-    new Promise((_, reject) => setTimeout(() => reject(new Error('client.end() did not return within 10 s')), 10000)),
-  ]);
-  console.log(`ok: end() of both clients in ${Date.now() - t} ms`);
+  const within10s = (what, promise) =>
+    Promise.race([
+      promise,
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} did not return within 10 s`)), 10000)),
+    ]);
+  await within10s('client.end()', client.end());
+  console.log(`ok: end() of the client in ${Date.now() - t} ms`);
+  if (failures.length === 0) {
+    for (const q of [MAIN, SIDE]) check(`queue.drop('${q}').was_dropped`, (await second.queue.drop(q)).was_dropped, true);
+  }
+  await within10s('end() of the second client', second.end());
 
   const mnt = sent.filter((q) => /mnt_|metric_log_pack/i.test(q || ''));
   check('maintenance statements sent by the client', mnt, []);
@@ -686,9 +749,6 @@ async function main() {
   lat.sort((a, b) => b[1] - a[1]);
   console.log(`   due -> picked, slowest: ${lat.slice(0, 4).map(([s, l]) => `${s} ${l} ms`).join(', ')}`);
 
-  if (failures.length === 0) {
-    await rows(`SELECT fetchq.queue_drop(name) FROM fetchq.queues WHERE name IN ($1, $2)`, [MAIN, SIDE]);
-  }
   await sql.end();
 }
 
