@@ -668,6 +668,19 @@ async function main() {
   const info = await rows('SELECT version FROM fetchq.info()');
   check('fetchq.info() version (the client requires 4.0.0)', info[0].version, '4.0.0');
 
+  // The database's scheduler starts shortly after CREATE EXTENSION.
+  const schedulers = async () =>
+    Number(
+      (await rows(`SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database()`))[0].n,
+    );
+  const waitFrom = Date.now();
+  while ((await schedulers()) === 0 && Date.now() - waitFrom < 20000) await new Promise((r) => setTimeout(r, 50));
+  if ((await schedulers()) === 0) {
+    fail(`no fetchq scheduler runs for database ${db} after 20 s (is fetchq in shared_preload_libraries?)`);
+    return;
+  }
+  console.log(`ok: the database's fetchq scheduler runs (waited ${Date.now() - waitFrom} ms)`);
+
   const promoted = async () =>
     Number(
       (await rows(`SELECT sum(rows_total) AS n FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'`))[0].n,
