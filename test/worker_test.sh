@@ -121,6 +121,14 @@ qdb "$other" "SELECT was_created FROM fetchq.queue_create('wk2')" >/dev/null
 qdb "$other" "SELECT fetchq.doc_push('wk2', 'p', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
 wait_for "two databases maintained at once" 15 "SELECT status FROM fetchq_data.wk2__docs WHERE subject = 'p'" 1 "$other"
 
+# DROP EXTENSION stops the scheduler of that database; CREATE brings it back.
+qdb "$other" "DROP EXTENSION fetchq CASCADE" >/dev/null
+wait_for "scheduler leaves after DROP EXTENSION" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = '$other'" 0 postgres
+qdb "$other" "SET client_min_messages = warning; CREATE EXTENSION fetchq" >/dev/null
+wait_for "scheduler back after CREATE EXTENSION again" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = '$other'" 1 postgres
+
 # Renaming and dropping a database with a running scheduler just works.
 if qdb postgres "ALTER DATABASE $other RENAME TO ${other}_renamed" >/dev/null; then
     echo "ok: ALTER DATABASE RENAME with a running scheduler"

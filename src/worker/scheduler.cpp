@@ -331,7 +331,8 @@ void maybe_vacuum() {
 // our latch when it is earlier. Returns true when woken by the latch.
 bool sleep_until(TimestampTz until, TimestampTz queues_due) {
     pg_atomic_write_u64(&g_slot->next_wake, static_cast<uint64>(queues_due));
-    long ms = static_cast<long>((until - GetCurrentTimestamp()) / 1000);
+    // Rounded up: waking a little early would only spin until the moment.
+    long ms = static_cast<long>((until - GetCurrentTimestamp() + 999) / 1000);
     if (ms <= 0) return false;
     if (ms > settings.naptime_ms) ms = settings.naptime_ms;
     const int rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, ms,
