@@ -87,14 +87,17 @@ SELECT subject, status, attempts FROM fetchq_data.demo__docs ORDER BY priority D
 \echo
 \echo '-- Counters of the queue (updated as each transaction commits).'
 \set ECHO none
-SELECT to_regprocedure('fetchq.metric_get_common(character varying)') IS NOT NULL AS has_common
-\gset
 \set ECHO queries
-\if :has_common
 SELECT * FROM fetchq.metric_get_common('demo');
-\else
-SELECT metric, sum(value) AS value FROM fetchq.metrics WHERE queue = 'demo' GROUP BY 1 ORDER BY 1;
-\endif
+
+\echo
+\echo -- No client runs any maintenance: the server does. A document due in one second...
+SELECT * FROM fetchq.doc_push('demo', 'in-a-second', 0, 0, clock_timestamp() + interval '1 second', '{}');
+SELECT pg_sleep(1.2);
+\echo -- ... was made pending by the fetchq scheduler when it became due.
+SELECT subject, status FROM fetchq_data.demo__docs WHERE subject = 'in-a-second';
+SELECT task, runs, rows_total FROM fetchq.worker_status()
+WHERE datname = current_database() AND task IN ('promote', 'orphans', 'expire');
 SQL
 
 cat <<EOF
