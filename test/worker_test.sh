@@ -81,6 +81,16 @@ wait_for "expired documents deleted" 15 \
     "SELECT count(*) FROM fetchq_data.wk__docs WHERE subject LIKE 'exp_'" 0
 wait_for "exp counter" 5 "SELECT sum(value) FROM fetchq.metrics WHERE queue = 'wk' AND metric = 'exp'" 2
 
+# The periodic jobs run on their schedule: 'drp' applies the log retention,
+# 'sts' writes counter snapshots into <queue>__metrics.
+q "INSERT INTO fetchq_data.wk__logs (created_at, subject, message) VALUES (now() - interval '2 days', 'old', 'stale')" >/dev/null
+q "SELECT fetchq.queue_set_logs_retention('wk', '1 day')" >/dev/null
+q "UPDATE fetchq.jobs SET settings = '{\"delay\": \"1s\"}', next_iteration = now() WHERE queue = 'wk' AND task IN ('drp', 'sts')" >/dev/null
+wait_for "log retention applied by the scheduler" 20 \
+    "SELECT count(*) FROM fetchq_data.wk__logs WHERE subject = 'old'" 0
+wait_for "metric snapshots written by the scheduler" 20 \
+    "SELECT count(*) > 0 FROM fetchq_data.wk__metrics WHERE metric = 'cnt'" t
+
 # worker_status reports the rounds.
 wait_for "worker_status shows the promotion" 5 \
     "SELECT rows_total > 0 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'" t
