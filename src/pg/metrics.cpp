@@ -47,22 +47,44 @@ Datum int8_array(const std::vector<core::MetricDelta>& rows) {
     return PointerGetDatum(construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
-void flush() {
-    if (deltas().empty()) return;
-    std::vector<core::MetricDelta> rows = deltas().drain();
-    if (rows.empty()) return;
-    spi_connect();
+// The common case: the counter row of this slot exists, one index lookup
+// and a HOT update. Rows are visited in (queue, metric) order, so two
+// backends sharing a slot lock them in the same order.
+constexpr const char* kBumpSql =
+    "UPDATE fetchq.metrics SET value = value + $4, updated_at = now() "
+    "WHERE queue = $1 AND metric = $2 AND slot = $3";
+
+// The first change of a counter in this slot: insert, or add to a row that a
+// concurrent transaction inserted first.
+void upsert(const std::vector<core::MetricDelta>& rows, Datum slot) {
     Datum values[4];
     pg_call([&] {
         values[0] = text_array(rows, true);
         values[1] = text_array(rows, false);
         values[2] = int8_array(rows);
-        values[3] = Int16GetDatum(static_cast<int16>(MyBackendId % kMetricSlots));
     });
+    values[3] = slot;
     SPIPlanPtr plan = cached_plan("", "metrics_flush", [] { return std::string(kFlushSql); },
                                   {TEXTARRAYOID, TEXTARRAYOID, INT8ARRAYOID, INT2OID});
-    pg_call([&] { PushActiveSnapshot(GetTransactionSnapshot()); });
     spi_execute(plan, values, nullptr, false);
+}
+
+void flush() {
+    if (deltas().empty()) return;
+    std::vector<core::MetricDelta> rows = deltas().drain();
+    if (rows.empty()) return;
+    spi_connect();
+    const Datum slot = Int16GetDatum(static_cast<int16>(MyBackendId % kMetricSlots));
+    SPIPlanPtr bump = cached_plan("", "metrics_bump", [] { return std::string(kBumpSql); },
+                                  {TEXTOID, TEXTOID, INT2OID, INT8OID});
+    pg_call([&] { PushActiveSnapshot(GetTransactionSnapshot()); });
+    std::vector<core::MetricDelta> missing;
+    for (const core::MetricDelta& row : rows) {
+        Datum values[4] = {to_text(row.queue), to_text(row.metric), slot,
+                           Int64GetDatum(row.delta)};
+        if (spi_execute(bump, values, nullptr, false) == 0) missing.push_back(row);
+    }
+    if (!missing.empty()) upsert(missing, slot);
     pg_call([] { PopActiveSnapshot(); });
     spi_finish();
 }
