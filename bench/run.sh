@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Side-by-side benchmarks of fetchq, in one command, from a clean checkout:
+#   bench/run.sh            full run (~10 min on 2 CPUs): writes docs/benchmarks.md
+#                           (the block between its results markers) and docs/benchmarks.png
+#   bench/run.sh --smoke    every scenario once, a few hundred transactions, checked
+#                           (about 10 s once built);
+#                           writes nothing under docs/ (for CI)
+#   bench/run.sh --profile  where the time of one client goes: pg_stat_statements
+#                           (track = all) and, as root with perf, the backend's CPU
+#                           by phase; into build/bench/results/profile.txt
+# Other arguments go to bench/driver.py (--clients 1,4 --duration 5 --reps 5
+# --ops pick_1 --systems floor,extension --backlog N --no-promotion).
+#
+# It builds fetchq, installs it into a private copy of the system's PostgreSQL 15
+# (build/bench/pgroot), starts a throwaway cluster with
+# shared_preload_libraries = 'fetchq' (the workers run, as in production), and
+# runs pgbench against four databases on it: the floor (bench/floor.sql), the
+# reference Fetchq 4 (npm fetchq@4.1.1, fetched at bench time, never committed),
+# PgQ (Debian postgresql-15-pgq3, installed with apt-get when missing and
+# available) and the extension. BENCH_NO_INSTALL=1: install no package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd -P)
+
+mode=full
+pass=()
+for arg in "$@"; do
+    case "$arg" in
+    --smoke) mode=smoke ;;
+    --profile) mode=profile ;;
+    *) pass+=("$arg") ;;
+    esac
+done
+
+export LANG=C.UTF-8 PGCLIENTENCODING=UTF8
+unset LC_ALL PGDATABASE PGSERVICE PGOPTIONS
+
+SYS_PGBIN=/usr/lib/postgresql/15/bin
+OUT=$ROOT/build/bench
+PGROOT=$OUT/pgroot
+PGBIN=$PGROOT/usr/lib/postgresql/15/bin
+CLUSTER=""
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+
+stop_cluster() {
+    [ -n "$CLUSTER" ] || return 0
+    PGBIN=$PGBIN scripts/pg_cluster.sh stop "$CLUSTER" >/dev/null 2>&1 || true
+    [ -f "$CLUSTER/server.log" ] && cp "$CLUSTER/server.log" "$OUT/server.log"
+    rm -rf "$CLUSTER"
+    CLUSTER=""
+}
+trap stop_cluster EXIT
+trap 'exit 130' INT TERM
+
+installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
+
+# ensure_package PKG: installs a Debian package when it is missing and available.
+ensure_package() {
+    installed "$1" && return 0
+    if [ "${BENCH_NO_INSTALL:-}" = 1 ] || ! command -v apt-get >/dev/null; then return 1; fi
+    local sudo=()
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null || return 1
+        sudo=(sudo)
+    fi
+    local candidate
+    candidate=$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+    if [ -z "$candidate" ] || [ "$candidate" = "(none)" ]; then
+        "${sudo[@]}" apt-get update -qq >/dev/null 2>&1 || true
+        candidate=$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+    fi
+    [ -n "$candidate" ] && [ "$candidate" != "(none)" ] || return 1
+    say "installing $1 ($candidate)"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends "$1" >/dev/null
+}
+
+# The reference script, from the npm registry into a cache shared with
+# test/compat_test.sh; checked by its sha256; never committed.
+REF_VERSION=4.1.1
+REF_FILE=package/lib/functions/client/client.init.sql
+REF_SHA256=af82c628a1d4260af7cb7be658566adcf49838f04ca9c65cf22662f4f09d16df
+fetch_reference() {
+    local sql=${FETCHQ_REF_CACHE:-$ROOT/build/ref}/fetchq-$REF_VERSION/client.init.sql
+    if [ -f "$sql" ] && [ "$(sha256sum "$sql" | cut -d' ' -f1)" = "$REF_SHA256" ]; then
+        echo "$sql"
+        return
+    fi
+    command -v npm >/dev/null || die "npm is needed to fetch the reference (npm pack fetchq@$REF_VERSION)"
+    local tmp
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "fetchq@$REF_VERSION" >/dev/null) || die "npm pack fetchq@$REF_VERSION failed"
+    tar -xzf "$tmp/fetchq-$REF_VERSION.tgz" -C "$tmp" "$REF_FILE" || die "no $REF_FILE in the package"
+    [ "$(sha256sum "$tmp/$REF_FILE" | cut -d' ' -f1)" = "$REF_SHA256" ] ||
+        die "the $REF_FILE of fetchq@$REF_VERSION is not the expected one (sha256 differs)"
+    mkdir -p "$(dirname "$sql")"
+    mv "$tmp/$REF_FILE" "$sql"
+    rm -rf "$tmp"
+    echo "$sql"
+}
+
+mkdir -p "$OUT"
+systems=floor,reference,extension
+if ensure_package postgresql-15-pgq3; then
+    systems=floor,reference,pgq,extension
+else
+    say "PgQ (postgresql-15-pgq3) is not available: its column stays empty"
+fi
+if [ "$mode" = full ] && ! command -v gnuplot >/dev/null; then
+    ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
+fi
+command -v python3 >/dev/null || die "python3 is needed"
+REF_SQL=$(fetch_reference)
+
+say "building fetchq (log: build/bench/build.log)"
+make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
+    grep -E -A5 '(error):' "$OUT/build.log" || tail -n 40 "$OUT/build.log"
+    die "the build failed"
+}
+
+# A copy of the system's PostgreSQL 15 (with PgQ and contrib, if installed),
+# with fetchq installed into it: nothing is installed into the system.
+rm -rf "$PGROOT"
+mkdir -p "$PGROOT/usr/lib/postgresql" "$PGROOT/usr/share/postgresql"
+cp -a /usr/lib/postgresql/15 "$PGROOT/usr/lib/postgresql/"
+cp -a /usr/share/postgresql/15 "$PGROOT/usr/share/postgresql/"
+rm -f "$PGROOT"/usr/lib/postgresql/15/lib/fetchq.so "$PGROOT"/usr/share/postgresql/15/extension/fetchq*
+make install DESTDIR="$PGROOT" PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/install.log" 2>&1 ||
+    die "make install into $PGROOT failed, see $OUT/install.log"
+if [ "$(id -u)" = 0 ]; then
+    # The server runs as postgres: it must reach the binaries through every parent.
+    chmod -R a+rX "$OUT"
+    d=$ROOT
+    while [ "$d" != / ]; do
+        runuser -u postgres -- test -x "$d" || chmod o+x "$d"
+        d=$(dirname "$d")
+    done
+fi
+
+conf=(
+    "shared_buffers = 256MB"
+    "max_connections = 60"
+    "max_wal_size = 4GB"
+    "checkpoint_timeout = 30min"
+)
+preload="fetchq"
+if [ "$mode" = profile ]; then
+    preload="fetchq,pg_stat_statements"
+    conf+=("pg_stat_statements.track = all" "pg_stat_statements.track_planning = on")
+fi
+conf+=("shared_preload_libraries = '$preload'")
+CLUSTER=$(mktemp -d /tmp/fetchq-bench.XXXXXX)
+PORT=$(PGBIN=$PGBIN scripts/pg_cluster.sh start "$CLUSTER" "${conf[@]}") || die "the cluster did not start"
+export PGHOST=$CLUSTER PGPORT=$PORT PGUSER=postgres PATH=$PGBIN:$PATH
+say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
+
+args=(--ref-sql "$REF_SQL" --out "$OUT/results" --systems "$systems" --command "bench/run.sh${*:+ $*}")
+case "$mode" in
+smoke) args+=(--smoke) ;;
+profile) args+=(--profile) ;;
+full) args+=(--doc "$ROOT/docs/benchmarks.md") ;;
+esac
+python3 bench/driver.py "${args[@]}" "${pass[@]}"
