@@ -9,6 +9,8 @@ export DEBIAN_FRONTEND=noninteractive
 PACKAGES=(
     postgresql-15 postgresql-server-dev-15
     build-essential g++ make cmake libboost-dev googletest libgtest-dev python3
+    # the benchmarks (bench/): PgQ to compare with, gnuplot for the plot
+    postgresql-15-pgq3 gnuplot-nox
 )
 
 installed() {

@@ -196,6 +196,12 @@ for t in test/*_test.sh; do
     drop_db "$db"
 done
 
+section "benchmark smoke run (bench/run.sh --smoke)"
+# Seconds long, on its own cluster: every scenario runs once and is checked;
+# no figure is asserted (the ratios are in docs/benchmarks.md).
+timeout -k 10 600 bench/run.sh --smoke
+record "bench smoke" $?
+
 section "server log"
 stop_cluster
 crash='terminated by signal|server process .* was terminated|PANIC:|TRAP:'
