@@ -32,7 +32,10 @@ CREATE TABLE fetchq.metrics (
     updated_at TIMESTAMP WITH TIME ZONE,
     slot SMALLINT NOT NULL DEFAULT 0,
     UNIQUE (queue, metric, slot)
-);
+-- Every transaction updates a few of these rows in place: few rows per page
+-- keeps the slots of concurrent backends on different pages, and leaves room
+-- for HOT updates.
+) WITH (fillfactor = 10);
 
 -- The write log of metric_log_*; folded into fetchq.metrics by metric_log_pack.
 CREATE TABLE fetchq.metrics_writes (
