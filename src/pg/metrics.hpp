@@ -19,7 +19,7 @@
 
 namespace fetchq::pg {
 
-inline constexpr int kMetricSlots = 16;
+inline constexpr int kMetricSlots = 64;
 inline constexpr int kMaxMetricNameLength = 40;
 
 void metric_add(std::string_view queue, std::string_view metric, int64_t delta);

@@ -22,7 +22,7 @@ CREATE TABLE fetchq.queues (
 );
 
 -- Counters. Fetchq keeps one row per (queue, metric); fetchq stripes each
--- counter over up to 16 rows (slot) written by different backends, and
+-- counter over up to 64 rows (slot) written by different backends, and
 -- metric_get* sum them.
 CREATE TABLE fetchq.metrics (
     id SERIAL PRIMARY KEY,
