@@ -99,8 +99,12 @@ std::optional<Duration> parse_duration(std::string_view text) {
         const Unit* u = find_unit(unit);
         if (u == nullptr) return std::nullopt;
         switch (u->field) {
-            case Field::kMicros: micros += number * u->factor; break;
-            case Field::kDays: days += number * u->factor; break;
+            case Field::kMicros:
+                micros += number * u->factor;
+                break;
+            case Field::kDays:
+                days += number * u->factor;
+                break;
             case Field::kMonths:
                 // PostgreSQL rounds a fraction of a year to whole months; only a
                 // fraction of a month spills into days.

@@ -22,9 +22,8 @@ inline constexpr const char* kInternalError = "XX000";
 }  // namespace sqlstate
 
 class Error : public std::runtime_error {
-public:
-    Error(std::string sqlstate, std::string message, std::string detail = {},
-          std::string hint = {})
+  public:
+    Error(std::string sqlstate, std::string message, std::string detail = {}, std::string hint = {})
         : std::runtime_error(message),
           sqlstate_(std::move(sqlstate)),
           detail_(std::move(detail)),
@@ -34,7 +33,7 @@ public:
     const std::string& detail() const { return detail_; }
     const std::string& hint() const { return hint_; }
 
-private:
+  private:
     std::string sqlstate_;
     std::string detail_;
     std::string hint_;

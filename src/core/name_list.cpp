@@ -9,7 +9,8 @@ std::vector<std::string> split_name_list(std::string_view text) {
         std::size_t comma = text.find(',', start);
         if (comma == std::string_view::npos) comma = text.size();
         std::string_view item = text.substr(start, comma - start);
-        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t'))
+            item.remove_prefix(1);
         while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
         if (!item.empty()) out.emplace_back(item);
         start = comma + 1;

@@ -69,7 +69,7 @@ bool valid_utf8(std::string_view s) {
 }
 
 class Parser {
-public:
+  public:
     explicit Parser(std::string_view text) : text_(text) {}
 
     std::vector<TupleDoc> parse() {
@@ -86,7 +86,7 @@ public:
         return docs;
     }
 
-private:
+  private:
     TupleDoc tuple() {
         TupleDoc doc;
         expect('(', "\"(\" to open a tuple");
@@ -169,12 +169,24 @@ private:
         }
         ++pos_;
         switch (e) {
-            case 'n': out.push_back('\n'); break;
-            case 't': out.push_back('\t'); break;
-            case 'r': out.push_back('\r'); break;
-            case 'b': out.push_back('\b'); break;
-            case 'f': out.push_back('\f'); break;
-            default: out.push_back(e); break;
+            case 'n':
+                out.push_back('\n');
+                break;
+            case 't':
+                out.push_back('\t');
+                break;
+            case 'r':
+                out.push_back('\r');
+                break;
+            case 'b':
+                out.push_back('\b');
+                break;
+            case 'f':
+                out.push_back('\f');
+                break;
+            default:
+                out.push_back(e);
+                break;
         }
         return false;
     }

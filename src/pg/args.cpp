@@ -17,9 +17,7 @@ void throw_null_argument(const char* name) {
                 std::string("Pass a value for ") + name + ".");
 }
 
-bool arg_is_null(FunctionCallInfo fcinfo, int i) {
-    return i >= PG_NARGS() || PG_ARGISNULL(i);
-}
+bool arg_is_null(FunctionCallInfo fcinfo, int i) { return i >= PG_NARGS() || PG_ARGISNULL(i); }
 
 std::optional<std::string> arg_text_or_null(FunctionCallInfo fcinfo, int i) {
     if (arg_is_null(fcinfo, i)) return std::nullopt;
@@ -89,8 +87,8 @@ Interval* parse_duration_or_throw(const std::string& text, const char* name) {
     MemoryContext caller = CurrentMemoryContext;
     PG_TRY();
     {
-        iv = DatumGetIntervalP(DirectFunctionCall3(interval_in, CStringGetDatum(in),
-                                                   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+        iv = DatumGetIntervalP(DirectFunctionCall3(
+            interval_in, CStringGetDatum(in), ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
     }
     PG_CATCH();
     {
@@ -101,8 +99,7 @@ Interval* parse_duration_or_throw(const std::string& text, const char* name) {
     PG_END_TRY();
     if (failed)
         throw Error(sqlstate::kInvalidDatetimeFormat,
-                    std::string("invalid duration \"") + text + "\" for argument " + name,
-                    {},
+                    std::string("invalid duration \"") + text + "\" for argument " + name, {},
                     "Write a duration such as '30s', '5m', '100ms', '1h30m' or '2 days'.");
     return iv;
 }

@@ -38,9 +38,9 @@ void rethrow_as_ereport(ErrorData* pg_error, const core::Error* own, const char*
         char* detail = own->detail().empty() ? nullptr : pstrdup(own->detail().c_str());
         char* hint = own->hint().empty() ? nullptr : pstrdup(own->hint().c_str());
         own->~Error();
-        ereport(ERROR, (errcode(code), errmsg_internal("%s", message),
-                        detail ? errdetail_internal("%s", detail) : 0,
-                        hint ? errhint("%s", hint) : 0));
+        ereport(ERROR,
+                (errcode(code), errmsg_internal("%s", message),
+                 detail ? errdetail_internal("%s", detail) : 0, hint ? errhint("%s", hint) : 0));
     }
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg_internal("%s", other)));
     pg_unreachable();

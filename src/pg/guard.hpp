@@ -20,13 +20,13 @@
 namespace fetchq::pg {
 
 class PgError : public std::exception {
-public:
+  public:
     explicit PgError(ErrorData* data) : data_(data) {}
     const char* what() const noexcept override { return data_ ? data_->message : "error"; }
     ErrorData* data() const { return data_; }
     int sqlerrcode() const { return data_ ? data_->sqlerrcode : 0; }
 
-private:
+  private:
     ErrorData* data_;  // palloc'd in the memory context of the failed call
 };
 

@@ -80,8 +80,7 @@ void flush() {
     pg_call([&] { PushActiveSnapshot(GetTransactionSnapshot()); });
     std::vector<core::MetricDelta> missing;
     for (const core::MetricDelta& row : rows) {
-        Datum values[4] = {to_text(row.queue), to_text(row.metric), slot,
-                           Int64GetDatum(row.delta)};
+        Datum values[4] = {to_text(row.queue), to_text(row.metric), slot, Int64GetDatum(row.delta)};
         if (spi_execute(bump, values, nullptr, false) == 0) missing.push_back(row);
     }
     if (!missing.empty()) upsert(missing, slot);

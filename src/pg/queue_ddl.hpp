@@ -10,8 +10,8 @@ namespace fetchq::pg {
 void create_queue_tables(std::string_view queue, bool unlogged = false);
 
 // The queue's indexes: pick (pending documents of every version), planned,
-// active, expiry, session (session-bound picks), and created_at on __logs and __metrics for retention. None depends
-// on max_attempts or current_version, so changing those never needs a
+// active, expiry, session (session-bound picks), and created_at on __logs and __metrics for
+// retention. None depends on max_attempts or current_version, so changing those never needs a
 // rebuild, and dropping a version has no index to drop.
 // Creates the missing ones; returns how many it created.
 int create_queue_indexes(std::string_view queue);

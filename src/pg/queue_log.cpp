@@ -30,14 +30,13 @@ void check_log_entry(const std::string& subject, const std::string& message) {
 uint64_t insert_log(const std::string& queue, const std::string& subject,
                     const std::string& message, Datum details, bool details_null,
                     const std::optional<std::string>& ref_id) {
-    SPIPlanPtr plan = queue_plan(
-        queue, "log_insert",
-        [&] {
-            return "INSERT INTO " + logs_rel(queue) +
-                   " (created_at, subject, message, details, ref_id)"
-                   " VALUES (now(), $1, $2, $3, $4)";
-        },
-        {TEXTOID, TEXTOID, JSONBOID, TEXTOID});
+    SPIPlanPtr plan = queue_plan(queue, "log_insert",
+                                 [&] {
+                                     return "INSERT INTO " + logs_rel(queue) +
+                                            " (created_at, subject, message, details, ref_id)"
+                                            " VALUES (now(), $1, $2, $3, $4)";
+                                 },
+                                 {TEXTOID, TEXTOID, JSONBOID, TEXTOID});
     Datum values[4] = {to_text(subject), to_text(message), details,
                        ref_id ? to_text(*ref_id) : (Datum)0};
     const char nulls[4] = {' ', ' ', details_null ? 'n' : ' ', ref_id ? ' ' : 'n'};

@@ -35,10 +35,7 @@ uint64_t queue_execute(std::string_view queue, SPIPlanPtr plan, const Datum* val
 bool queue_exists(std::string_view queue) {
     SPIPlanPtr plan = cached_plan(
         "", "queue_exists",
-        [] {
-            return std::string("SELECT 1 FROM fetchq.queues WHERE name = $1");
-        },
-        {TEXTOID});
+        [] { return std::string("SELECT 1 FROM fetchq.queues WHERE name = $1"); }, {TEXTOID});
     Datum arg = to_text(queue);
     return spi_execute(plan, &arg, nullptr, true, 1) > 0;
 }
@@ -48,9 +45,9 @@ void require_queue(std::string_view queue) {
 }
 
 std::vector<std::string> all_queue_names() {
-    SPIPlanPtr plan = cached_plan(
-        "", "queue_names",
-        [] { return std::string("SELECT name FROM fetchq.queues ORDER BY name"); }, {});
+    SPIPlanPtr plan =
+        cached_plan("", "queue_names",
+                    [] { return std::string("SELECT name FROM fetchq.queues ORDER BY name"); }, {});
     const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
     std::vector<std::string> names;
     names.reserve(n);

@@ -138,13 +138,13 @@ std::string quote_literal(std::string_view text) {
 }
 
 Datum spi_value(uint64_t row, int col, bool* isnull) {
-    return pg_call([&] {
-        return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull);
-    });
+    return pg_call(
+        [&] { return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, isnull); });
 }
 
 const char* spi_text(uint64_t row, int col) {
-    return pg_call([&] { return SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col); });
+    return pg_call(
+        [&] { return SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col); });
 }
 
 int64_t spi_int(uint64_t row, int col, int64_t if_null) {
@@ -153,10 +153,18 @@ int64_t spi_int(uint64_t row, int col, int64_t if_null) {
     if (isnull) return if_null;
     Oid type = SPI_gettypeid(SPI_tuptable->tupdesc, col);
     switch (type) {
-        case INT2OID: return DatumGetInt16(d);
-        case INT4OID: return DatumGetInt32(d);
-        case INT8OID: return DatumGetInt64(d);
-        default: return pg_call([&] { return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col)))); });
+        case INT2OID:
+            return DatumGetInt16(d);
+        case INT4OID:
+            return DatumGetInt32(d);
+        case INT8OID:
+            return DatumGetInt64(d);
+        default:
+            return pg_call([&] {
+                return DatumGetInt64(DirectFunctionCall1(
+                    int8in, CStringGetDatum(SPI_getvalue(SPI_tuptable->vals[row],
+                                                         SPI_tuptable->tupdesc, col))));
+            });
     }
 }
 

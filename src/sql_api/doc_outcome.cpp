@@ -21,14 +21,13 @@ int64_t finish_active(const std::string& queue, const char* name, const char* se
     std::string subject = arg_text(fcinfo, 1, "subject");
     bool payload_null = true;
     Datum payload = PG_NARGS() > 2 ? arg_fetchq4_json(fcinfo, 2, &payload_null) : (Datum)0;
-    SPIPlanPtr plan = queue_plan(
-        queue, name,
-        [&] {
-            return "UPDATE " + docs_rel(queue) + " SET " + set_clause +
-                   ", payload = COALESCE($2, payload), lock_session = NULL"
-                   " WHERE subject = $1 AND status = 2";
-        },
-        {TEXTOID, JSONBOID});
+    SPIPlanPtr plan = queue_plan(queue, name,
+                                 [&] {
+                                     return "UPDATE " + docs_rel(queue) + " SET " + set_clause +
+                                            ", payload = COALESCE($2, payload), lock_session = NULL"
+                                            " WHERE subject = $1 AND status = 2";
+                                 },
+                                 {TEXTOID, JSONBOID});
     Datum values[2] = {to_text(subject), payload};
     char nulls[2] = {' ', payload_null ? 'n' : ' '};
     return static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
@@ -94,13 +93,12 @@ Datum doc_drop(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
     spi_connect();
-    SPIPlanPtr plan = queue_plan(
-        queue, "drop",
-        [&] {
-            return "DELETE FROM " + docs_rel(queue) +
-                   " WHERE subject = $1 AND status = 2 RETURNING version";
-        },
-        {TEXTOID});
+    SPIPlanPtr plan = queue_plan(queue, "drop",
+                                 [&] {
+                                     return "DELETE FROM " + docs_rel(queue) +
+                                            " WHERE subject = $1 AND status = 2 RETURNING version";
+                                 },
+                                 {TEXTOID});
     Datum value = to_text(subject);
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &value, nullptr));
     int64_t version = n > 0 ? spi_int(0, 1) : 0;
@@ -122,16 +120,15 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
     Datum payload = PG_NARGS() > 3 ? arg_fetchq4_json(fcinfo, 3, &payload_null) : (Datum)0;
     const bool due = next_iteration <= GetCurrentTransactionStartTimestamp();
     spi_connect();
-    SPIPlanPtr plan = queue_plan(
-        queue, "reschedule",
-        [&] {
-            return "UPDATE " + docs_rel(queue) +
-                   " SET status = $3, next_iteration = $2, attempts = 0,"
-                   " iterations = iterations + 1, last_iteration = now(),"
-                   " payload = COALESCE($4, payload), lock_session = NULL"
-                   " WHERE subject = $1 AND status = 2";
-        },
-        {TEXTOID, TIMESTAMPTZOID, INT4OID, JSONBOID});
+    SPIPlanPtr plan = queue_plan(queue, "reschedule",
+                                 [&] {
+                                     return "UPDATE " + docs_rel(queue) +
+                                            " SET status = $3, next_iteration = $2, attempts = 0,"
+                                            " iterations = iterations + 1, last_iteration = now(),"
+                                            " payload = COALESCE($4, payload), lock_session = NULL"
+                                            " WHERE subject = $1 AND status = 2";
+                                 },
+                                 {TEXTOID, TIMESTAMPTZOID, INT4OID, JSONBOID});
     Datum values[4] = {to_text(subject), TimestampTzGetDatum(next_iteration),
                        Int32GetDatum(due ? 1 : 0), payload};
     char nulls[4] = {' ', ' ', ' ', payload_null ? 'n' : ' '};
@@ -154,8 +151,7 @@ Datum doc_reject(FunctionCallInfo fcinfo) {
     std::string message = arg_text(fcinfo, 2, "message");
     bool details_null = false;
     Datum details = arg_fetchq4_json(fcinfo, 3, &details_null);
-    std::optional<std::string> ref_id =
-        PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
+    std::optional<std::string> ref_id = PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
     check_log_entry(subject, message);
     spi_connect();
     SPIPlanPtr plan = queue_plan(

@@ -26,7 +26,8 @@ SPIPlanPtr pick_plan(const std::string& queue) {
             return "UPDATE " + docs +
                    " AS d SET status = 2, next_iteration = now() + $3, attempts = d.attempts + 1,"
                    " lock_session = $4"
-                   " WHERE d.subject = ANY (ARRAY(SELECT subject FROM " + docs +
+                   " WHERE d.subject = ANY (ARRAY(SELECT subject FROM " +
+                   docs +
                    " WHERE status = 1 AND lock_upgrade IS NULL AND version = $1"
                    " AND next_iteration <= now()"
                    " AND (expires_at IS NULL OR expires_at > now())"

@@ -93,7 +93,8 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
                    " expires_at)"
                    " SELECT d.subject, $4, d.priority, $5, $6, d.payload, now(), " +
                    std::string(kExpirySql) +
-                   " FROM unnest($1::text[], $2::int4[], $3::jsonb[]) AS d(subject, priority, payload)"
+                   " FROM unnest($1::text[], $2::int4[], $3::jsonb[]) AS d(subject, priority, "
+                   "payload)"
                    " ON CONFLICT (subject) DO NOTHING";
         },
         {TEXTARRAYOID, INT4ARRAYOID, JSONBARRAYOID, INT4OID, INT4OID, TIMESTAMPTZOID,
@@ -197,8 +198,10 @@ BatchArrays arrays_from_tuples(const std::vector<core::TupleDoc>& docs) {
     pg_call([&] {
         int dims[1] = {n};
         int lbs[1] = {1};
-        out.subjects = PointerGetDatum(construct_array(subjects, n, TEXTOID, -1, false, TYPALIGN_INT));
-        out.priorities = PointerGetDatum(construct_array(priorities, n, INT4OID, 4, true, TYPALIGN_INT));
+        out.subjects =
+            PointerGetDatum(construct_array(subjects, n, TEXTOID, -1, false, TYPALIGN_INT));
+        out.priorities =
+            PointerGetDatum(construct_array(priorities, n, INT4OID, 4, true, TYPALIGN_INT));
         out.payloads = PointerGetDatum(construct_md_array(payloads, payload_nulls, 1, dims, lbs,
                                                           JSONBOID, -1, false, TYPALIGN_INT));
     });
@@ -250,8 +253,8 @@ Datum doc_push_many(FunctionCallInfo fcinfo) {
                               "Pass one payload per subject, or NULL for empty payloads.");
         payloads = PointerGetDatum(p);
     }
-    TimestampTz next_iteration = arg_is_null(fcinfo, 3) ? GetCurrentTransactionStartTimestamp()
-                                                        : PG_GETARG_TIMESTAMPTZ(3);
+    TimestampTz next_iteration =
+        arg_is_null(fcinfo, 3) ? GetCurrentTransactionStartTimestamp() : PG_GETARG_TIMESTAMPTZ(3);
     int32_t version = arg_is_null(fcinfo, 4) ? 0 : PG_GETARG_INT32(4);
     int32_t priority = arg_is_null(fcinfo, 5) ? 0 : PG_GETARG_INT32(5);
     Datum priorities = pg_call([&] {
@@ -260,8 +263,8 @@ Datum doc_push_many(FunctionCallInfo fcinfo) {
         return PointerGetDatum(construct_array(elems, n, INT4OID, 4, true, TYPALIGN_INT));
     });
     spi_connect();
-    const int64_t count = push_batch(queue, PointerGetDatum(subjects), priorities, payloads,
-                                     version, next_iteration);
+    const int64_t count =
+        push_batch(queue, PointerGetDatum(subjects), priorities, payloads, version, next_iteration);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(count));
 }
@@ -296,19 +299,19 @@ Datum doc_upsert(FunctionCallInfo fcinfo) {
     bool payload_null = false;
     Datum payload = arg_fetchq4_json(fcinfo, 5, &payload_null);
     spi_connect();
-    int64_t queued = push_one(queue, subject, version, priority, next_iteration, payload,
-                              payload_null);
+    int64_t queued =
+        push_one(queue, subject, version, priority, next_iteration, payload, payload_null);
     int64_t updated = 0;
     if (queued == 0) {
-        SPIPlanPtr plan = queue_plan(
-            queue, "upsert_update",
-            [&] {
-                return "UPDATE " + docs_rel(queue) +
-                       " SET priority = $2, payload = $3, next_iteration = $4"
-                       " WHERE subject = $1 AND lock_upgrade IS NULL AND status <> 2"
-                       " RETURNING status";
-            },
-            {TEXTOID, INT4OID, JSONBOID, TIMESTAMPTZOID});
+        SPIPlanPtr plan =
+            queue_plan(queue, "upsert_update",
+                       [&] {
+                           return "UPDATE " + docs_rel(queue) +
+                                  " SET priority = $2, payload = $3, next_iteration = $4"
+                                  " WHERE subject = $1 AND lock_upgrade IS NULL AND status <> 2"
+                                  " RETURNING status";
+                       },
+                       {TEXTOID, INT4OID, JSONBOID, TIMESTAMPTZOID});
         Datum values[4] = {to_text(subject), Int32GetDatum(priority), payload,
                            TimestampTzGetDatum(next_iteration)};
         char nulls[4] = {' ', ' ', payload_null ? 'n' : ' ', ' '};

@@ -58,7 +58,6 @@ Datum mnt_run(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
-
 // mnt_run_all(limit) -> one row per queue, in name order.
 Datum mnt_run_all(FunctionCallInfo fcinfo) {
     const int32_t limit = arg_limit(fcinfo, 0, "limit");

@@ -112,7 +112,6 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
     PG_RETURN_BOOL(true);
 }
 
-
 // queue_truncate_all([empty]): queue_truncate on every queue; with `empty`
 // the counters of every queue, even unregistered ones, are cleared first.
 Datum queue_truncate_all(FunctionCallInfo fcinfo) {

@@ -15,14 +15,14 @@ using namespace fetchq::pg;
 
 // Inserts the catalog row; returns its id and whether it is new.
 int32_t register_queue(const std::string& queue, bool* created) {
-    SPIPlanPtr insert = cached_plan(
-        "", "queue_register",
-        [] {
-            return std::string(
-                "INSERT INTO fetchq.queues (name, created_at) VALUES ($1, now()) "
-                "ON CONFLICT (name) DO NOTHING RETURNING id");
-        },
-        {TEXTOID});
+    SPIPlanPtr insert =
+        cached_plan("", "queue_register",
+                    [] {
+                        return std::string(
+                            "INSERT INTO fetchq.queues (name, created_at) VALUES ($1, now()) "
+                            "ON CONFLICT (name) DO NOTHING RETURNING id");
+                    },
+                    {TEXTOID});
     Datum name = to_text(queue);
     if (spi_execute(insert, &name, nullptr, false) == 1) {
         *created = true;
@@ -30,8 +30,8 @@ int32_t register_queue(const std::string& queue, bool* created) {
     }
     *created = false;
     SPIPlanPtr select = cached_plan(
-        "", "queue_id",
-        [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); }, {TEXTOID});
+        "", "queue_id", [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); },
+        {TEXTOID});
     if (spi_execute(select, &name, nullptr, true, 1) != 1) throw_queue_missing(queue);
     return static_cast<int32_t>(spi_int(0, 1));
 }
@@ -98,15 +98,15 @@ Datum queue_drop(FunctionCallInfo fcinfo) {
     if (spi_execute(plan, &name, nullptr, false) != 1) throw_queue_missing(queue);
     const int32_t id = static_cast<int32_t>(spi_int(0, 1));
     drop_queue_tables(queue);
-    SPIPlanPtr cleanup = cached_plan(
-        "", "queue_cleanup",
-        [] {
-            return std::string(
-                "WITH j AS (DELETE FROM fetchq.jobs WHERE queue = $1), "
-                "m AS (DELETE FROM fetchq.metrics WHERE queue = $1) "
-                "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
-        },
-        {TEXTOID});
+    SPIPlanPtr cleanup =
+        cached_plan("", "queue_cleanup",
+                    [] {
+                        return std::string(
+                            "WITH j AS (DELETE FROM fetchq.jobs WHERE queue = $1), "
+                            "m AS (DELETE FROM fetchq.metrics WHERE queue = $1) "
+                            "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
+                    },
+                    {TEXTOID});
     spi_execute(cleanup, &name, nullptr, false);
     queue_forget(queue);
     notify("fetchq_queue_drop", queue);
@@ -122,8 +122,7 @@ Datum queue_create_temporary(FunctionCallInfo fcinfo) {
     static uint32_t counter = 0;
     const int64_t key = worker::session_key();
     char name[41];
-    snprintf(name, sizeof(name), "tmp_%016llx_%u", static_cast<unsigned long long>(key),
-             ++counter);
+    snprintf(name, sizeof(name), "tmp_%016llx_%u", static_cast<unsigned long long>(key), ++counter);
     const std::string queue(name);
     spi_connect();
     bool created = false;
@@ -148,8 +147,8 @@ Datum queue_get_id(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
     SPIPlanPtr select = cached_plan(
-        "", "queue_id",
-        [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); }, {TEXTOID});
+        "", "queue_id", [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); },
+        {TEXTOID});
     Datum name = to_text(queue);
     if (spi_execute(select, &name, nullptr, true, 1) != 1) throw_queue_missing(queue);
     const int64_t id = spi_int(0, 1);

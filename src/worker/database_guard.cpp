@@ -17,7 +17,7 @@ namespace {
 
 ProcessUtility_hook_type prev_utility = nullptr;
 
-constexpr int kPauseMs = 10000;   // the launcher keeps the scheduler away this long
+constexpr int kPauseMs = 10000;    // the launcher keeps the scheduler away this long
 constexpr int kWaitExitMs = 5000;  // how long we wait for it to leave
 
 // The database a utility statement needs exclusive use of, or nullptr.

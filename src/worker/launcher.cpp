@@ -42,7 +42,8 @@ boost::container::flat_map<Oid, BackgroundWorkerHandle*>& handles() {
 // Runs in a PostgreSQL frame: only trivially destructible objects between
 // the calls that may raise, the vector is filled after the scan.
 void scan_databases(std::vector<Database>* out) {
-    std::vector<std::string> allowed = core::split_name_list(settings.databases ? settings.databases : "");
+    std::vector<std::string> allowed =
+        core::split_name_list(settings.databases ? settings.databases : "");
     StartTransactionCommand();
     Relation rel = table_open(DatabaseRelationId, AccessShareLock);
     TableScanDesc scan = table_beginscan_catalog(rel, 0, nullptr);
@@ -137,7 +138,8 @@ long launch_round(const std::vector<Database>& dbs) {
         if (slot == nullptr) {
             slot = allocate_slot(db.oid);
             if (slot == nullptr) {
-                ereport(WARNING, (errmsg("fetchq: no scheduler slot left for database \"%s\"", db.name.c_str()),
+                ereport(WARNING, (errmsg("fetchq: no scheduler slot left for database \"%s\"",
+                                         db.name.c_str()),
                                   errhint("Raise fetchq.max_databases.")));
                 continue;
             }
@@ -157,7 +159,8 @@ long launch_round(const std::vector<Database>& dbs) {
             slot->failures++;
             slot->state = kSlotBackoff;
             slot->retry_at = TimestampTzPlusMilliseconds(now, core::backoff_ms(slot->failures));
-            ereport(WARNING, (errmsg("fetchq: could not start a scheduler for database \"%s\"", db.name.c_str()),
+            ereport(WARNING, (errmsg("fetchq: could not start a scheduler for database \"%s\"",
+                                     db.name.c_str()),
                               errhint("Raise max_worker_processes.")));
         }
     }

@@ -14,6 +14,7 @@
 #include "worker/settings.hpp"
 #include "worker/shared_state.hpp"
 #include "worker/tasks.hpp"
+#include "worker/transaction.hpp"
 #include "worker/vacuum.hpp"
 
 extern "C" {
@@ -38,38 +39,17 @@ DbSlot* g_slot = nullptr;
 
 // --- transactions ----------------------------------------------------------
 
-// Runs f in its own transaction with SPI and a snapshot, as `user` when
-// valid. Returns false (and the message) when it failed; the transaction is
-// then rolled back and the loop goes on.
+// in_transaction (worker/transaction.hpp) with an SPI connection around f.
 template <typename F>
-bool in_transaction(Oid user, F&& f, std::string* error) {
-    Oid saved_user = InvalidOid;
-    int saved_context = 0;
-    try {
-        pg::pg_call([&] {
-            SetCurrentStatementStartTimestamp();
-            StartTransactionCommand();
-            PushActiveSnapshot(GetTransactionSnapshot());
-            GetUserIdAndSecContext(&saved_user, &saved_context);
-            if (OidIsValid(user))
-                SetUserIdAndSecContext(user, saved_context | SECURITY_RESTRICTED_OPERATION |
-                                                 SECURITY_LOCAL_USERID_CHANGE);
-        });
-        pg::spi_connect();
-        f();
-        pg::spi_finish();
-        pg::pg_call([&] {
-            SetUserIdAndSecContext(saved_user, saved_context);
-            PopActiveSnapshot();
-            CommitTransactionCommand();
-        });
-        return true;
-    } catch (const std::exception& e) {
-        *error = e.what();
-    }
-    // The error was already flushed by pg_call: roll back what is left.
-    AbortCurrentTransaction();
-    return false;
+bool in_spi_transaction(Oid user, F&& f, std::string* error) {
+    return in_transaction(
+        user,
+        [&] {
+            pg::spi_connect();
+            f();
+            pg::spi_finish();
+        },
+        error);
 }
 
 // --- catalog ---------------------------------------------------------------
@@ -77,31 +57,37 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
 bool extension_installed() {
     bool installed = false;
     std::string error;
-    in_transaction(InvalidOid, [&] {
-        installed = pg::pg_call([] { return OidIsValid(get_extension_oid("fetchq", true)); });
-    }, &error);
+    in_spi_transaction(
+        InvalidOid,
+        [&] {
+            installed = pg::pg_call([] { return OidIsValid(get_extension_oid("fetchq", true)); });
+        },
+        &error);
     return installed;
 }
 
 std::vector<Queue> list_queues(std::string* error) {
     std::vector<Queue> queues;
-    in_transaction(InvalidOid, [&] {
-        SPIPlanPtr plan = pg::cached_plan(
-            "", "scheduler_queues",
-            [] {
-                return std::string(
-                    "SELECT q.name::text, c.relowner FROM fetchq.queues q "
-                    "JOIN pg_class c ON c.oid = to_regclass('fetchq_data.' || "
-                    "quote_ident(q.name || '__docs')) ORDER BY q.name");
-            },
-            {});
-        const uint64_t n = pg::spi_execute(plan, nullptr, nullptr, true);
-        for (uint64_t row = 0; row < n; ++row) {
-            bool isnull = false;
-            Oid owner = DatumGetObjectId(pg::spi_value(row, 2, &isnull));
-            queues.push_back({pg::spi_text(row, 1), owner});
-        }
-    }, error);
+    in_spi_transaction(
+        InvalidOid,
+        [&] {
+            SPIPlanPtr plan =
+                pg::cached_plan("", "scheduler_queues",
+                                [] {
+                                    return std::string(
+                                        "SELECT q.name::text, c.relowner FROM fetchq.queues q "
+                                        "JOIN pg_class c ON c.oid = to_regclass('fetchq_data.' || "
+                                        "quote_ident(q.name || '__docs')) ORDER BY q.name");
+                                },
+                                {});
+            const uint64_t n = pg::spi_execute(plan, nullptr, nullptr, true);
+            for (uint64_t row = 0; row < n; ++row) {
+                bool isnull = false;
+                Oid owner = DatumGetObjectId(pg::spi_value(row, 2, &isnull));
+                queues.push_back({pg::spi_text(row, 1), owner});
+            }
+        },
+        error);
     return queues;
 }
 
@@ -112,8 +98,10 @@ TimestampTz next_due(const std::string& queue) {
         [&] {
             const std::string docs = pg::docs_rel(queue);
             return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
-                   " WHERE status = 0 AND lock_upgrade IS NULL), (SELECT min(next_iteration) FROM " +
-                   docs + " WHERE status = 2 AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " +
+                   " WHERE status = 0 AND lock_upgrade IS NULL), (SELECT min(next_iteration) "
+                   "FROM " +
+                   docs +
+                   " WHERE status = 2 AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " +
                    docs + " WHERE expires_at IS NOT NULL AND status IN (0, 1)))";
         },
         {});
@@ -166,11 +154,14 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         MaintenanceCounts counts;
         int64_t expired = 0;
         std::string error;
-        bool ok = in_transaction(q.owner, [&] {
-            counts = maintain_queue(q.name, limit);
-            expired = expire_documents(q.name, limit);
-            due = next_due(q.name);
-        }, &error);
+        bool ok = in_spi_transaction(
+            q.owner,
+            [&] {
+                counts = maintain_queue(q.name, limit);
+                expired = expire_documents(q.name, limit);
+                due = next_due(q.name);
+            },
+            &error);
         if (!ok) {
             totals->failures++;
             totals->error = "queue " + q.name + ": " + error;
@@ -202,10 +193,13 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
     std::string error, failed;
     std::vector<int64_t> live;
     std::vector<std::string> ended;
-    if (!in_transaction(InvalidOid, [&] {
-            live = live_session_keys();
-            ended = ended_temporary_queues(live);
-        }, &error)) {
+    if (!in_spi_transaction(
+            InvalidOid,
+            [&] {
+                live = live_session_keys();
+                ended = ended_temporary_queues(live);
+            },
+            &error)) {
         // Without the list of live sessions every session-bound document
         // would look orphaned: try again later rather than guess.
         pg_atomic_write_u32(&g_slot->sessions_ended, 1);
@@ -217,13 +211,15 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
         for (const std::string& e : ended) is_ended = is_ended || e == q.name;
         if (is_ended) {
             // Dropped as its owner: DROP TABLE runs no user code as superuser.
-            if (!in_transaction(q.owner, [&] { drop_queue_by_sql(q.name); }, &failed))
+            if (!in_spi_transaction(
+                    q.owner, [&] { drop_queue_by_sql(q.name); }, &failed))
                 error = "drop of temporary queue " + q.name + ": " + failed;
             continue;
         }
-        if (!in_transaction(q.owner, [&] {
-                released += release_session_locks(q.name, live, settings.batch_size);
-            }, &failed))
+        if (!in_spi_transaction(
+                q.owner,
+                [&] { released += release_session_locks(q.name, live, settings.batch_size); },
+                &failed))
             error = "queue " + q.name + ": " + failed;
     }
     record(kTaskSessions, released + static_cast<int64_t>(ended.size()), ms_since(start),
@@ -239,7 +235,8 @@ TimestampTz run_periodic_jobs() {
     std::vector<PeriodicJob> jobs;
     TimestampTz next = DT_NOEND;
     std::string error;
-    in_transaction(InvalidOid, [&] { jobs = claim_due_jobs(100); }, &error);
+    in_spi_transaction(
+        InvalidOid, [&] { jobs = claim_due_jobs(100); }, &error);
     std::vector<Queue> queues;
     if (!jobs.empty()) queues = list_queues(&error);
     int64_t snapshots = 0, retentions = 0;
@@ -254,7 +251,8 @@ TimestampTz run_periodic_jobs() {
             }
         if (!known) continue;  // a job row of a queue without tables
         std::string failed;
-        const bool ok = in_transaction(owner, [&] { run_periodic_job(job); }, &failed);
+        const bool ok = in_spi_transaction(
+            owner, [&] { run_periodic_job(job); }, &failed);
         const bool is_snapshot = job.task == "sts";
         if (ok) {
             (is_snapshot ? snapshots : retentions)++;
@@ -264,7 +262,8 @@ TimestampTz run_periodic_jobs() {
                                  job.queue.c_str(), failed.c_str())));
         }
     }
-    in_transaction(InvalidOid, [&] { next = next_job_due(); }, &error);
+    in_spi_transaction(
+        InvalidOid, [&] { next = next_job_due(); }, &error);
     if (!jobs.empty()) {
         const double ms = ms_since(start);
         record(kTaskSnapshot, snapshots, ms, snap_error.empty() ? nullptr : &snap_error, next);
@@ -302,9 +301,10 @@ TimestampTz run_round() {
     record(kTaskOrphans, totals.orphans, ms, err, next);
     record(kTaskExpire, totals.expired, ms, err, next);
     if (totals.promoted + totals.orphans > 0)
-        ereport(settings.log_level, (errmsg("fetchq: %ld documents promoted, %ld orphans handled in %.1f ms",
-                                            static_cast<long>(totals.promoted),
-                                            static_cast<long>(totals.orphans), ms)));
+        ereport(
+            settings.log_level,
+            (errmsg("fetchq: %ld documents promoted, %ld orphans handled in %.1f ms",
+                    static_cast<long>(totals.promoted), static_cast<long>(totals.orphans), ms)));
     pgstat_report_stat(false);
     if (totals.failures == 0) g_slot->failures = 0;
     return next;
@@ -335,8 +335,8 @@ bool sleep_until(TimestampTz until, TimestampTz queues_due) {
     long ms = static_cast<long>((until - GetCurrentTimestamp() + 999) / 1000);
     if (ms <= 0) return false;
     if (ms > settings.naptime_ms) ms = settings.naptime_ms;
-    const int rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, ms,
-                             PG_WAIT_EXTENSION);
+    const int rc =
+        WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, ms, PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
     return (rc & WL_LATCH_SET) != 0;
 }
@@ -352,8 +352,8 @@ void detach(int, Datum) {
             // Not a planned exit: the launcher restarts us after a backoff.
             g_slot->failures++;
             g_slot->state = kSlotBackoff;
-            g_slot->retry_at =
-                TimestampTzPlusMilliseconds(GetCurrentTimestamp(), core::backoff_ms(g_slot->failures));
+            g_slot->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+                                                           core::backoff_ms(g_slot->failures));
         }
         g_slot->pid = 0;
         g_slot->latch = nullptr;

@@ -27,7 +27,8 @@ void on_session_exit(int, Datum) {
     for (int i = 0; i < s->nslots; ++i) {
         DbSlot* slot = &s->slots[i];
         if (slot->state == kSlotFree || slot->dboid != MyDatabaseId) continue;
-        const uint32 at = pg_atomic_fetch_add_u32(&slot->ended_next, 1) % lengthof(slot->ended_keys);
+        const uint32 at =
+            pg_atomic_fetch_add_u32(&slot->ended_next, 1) % lengthof(slot->ended_keys);
         pg_atomic_write_u64(&slot->ended_keys[at], static_cast<uint64>(session_key()));
         pg_atomic_write_u32(&slot->sessions_ended, 1);
         Latch* latch = slot->latch;
@@ -52,16 +53,18 @@ std::vector<int64_t> live_session_keys() {
         for (int i = 0; i < s->nslots; ++i) {
             DbSlot* slot = &s->slots[i];
             if (slot->state == kSlotFree || slot->dboid != MyDatabaseId) continue;
-            for (auto& k : slot->ended_keys) ended.push_back(static_cast<int64_t>(pg_atomic_read_u64(&k)));
+            for (auto& k : slot->ended_keys)
+                ended.push_back(static_cast<int64_t>(pg_atomic_read_u64(&k)));
         }
     }
     const int n = pg::pg_call([] { return pgstat_fetch_stat_numbackends(); });
     keys.reserve(static_cast<size_t>(n));
     for (int i = 1; i <= n; ++i) {
-        LocalPgBackendStatus* entry = pg::pg_call([&] { return pgstat_fetch_stat_local_beentry(i); });
+        LocalPgBackendStatus* entry =
+            pg::pg_call([&] { return pgstat_fetch_stat_local_beentry(i); });
         if (entry == nullptr || entry->backendStatus.st_procpid <= 0) continue;
-        const int64_t key = key_of(entry->backendStatus.st_procpid,
-                                   entry->backendStatus.st_proc_start_timestamp);
+        const int64_t key =
+            key_of(entry->backendStatus.st_procpid, entry->backendStatus.st_proc_start_timestamp);
         bool gone = false;
         for (int64_t e : ended) gone = gone || e == key;
         if (!gone) keys.push_back(key);

@@ -30,39 +30,35 @@ void define_settings() {
                             "a commit plans a document before its next round.",
                             &settings.naptime_ms, 10000, 10, 3600000, PGC_SIGHUP, GUC_UNIT_MS,
                             nullptr, nullptr, nullptr);
-    DefineCustomIntVariable("fetchq.batch_size",
-                            "Documents changed per maintenance transaction.", nullptr,
-                            &settings.batch_size, 1000, 1, 1000000, PGC_SIGHUP, 0, nullptr,
+    DefineCustomIntVariable("fetchq.batch_size", "Documents changed per maintenance transaction.",
+                            nullptr, &settings.batch_size, 1000, 1, 1000000, PGC_SIGHUP, 0, nullptr,
                             nullptr, nullptr);
     // Sizes shared memory: only when preloaded (defining a postmaster-only
     // setting after startup is an error).
     if (process_shared_preload_libraries_in_progress)
-    DefineCustomIntVariable("fetchq.max_databases",
-                            "Databases that can have a fetchq scheduler at once.",
-                            "Each scheduler is a background worker: keep max_worker_processes "
-                            "above this plus one for the launcher.",
-                            &settings.max_databases, 16, 1, 1024, PGC_POSTMASTER, 0, nullptr,
-                            nullptr, nullptr);
+        DefineCustomIntVariable(
+            "fetchq.max_databases", "Databases that can have a fetchq scheduler at once.",
+            "Each scheduler is a background worker: keep max_worker_processes "
+            "above this plus one for the launcher.",
+            &settings.max_databases, 16, 1, 1024, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
     DefineCustomStringVariable("fetchq.databases",
                                "Databases where fetchq schedulers may run (comma-separated).",
                                "Empty means every database that has the extension.",
                                &settings.databases, "", PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
-    DefineCustomIntVariable("fetchq.lock_timeout",
-                            "lock_timeout of maintenance statements.", nullptr,
-                            &settings.lock_timeout_ms, 1000, 0, 600000, PGC_SIGHUP, GUC_UNIT_MS,
-                            nullptr, nullptr, nullptr);
-    DefineCustomEnumVariable("fetchq.log_level",
-                             "Message level of the reports of maintenance rounds.", nullptr,
-                             &settings.log_level, DEBUG1, kLogLevels, PGC_SIGHUP, 0, nullptr,
-                             nullptr, nullptr);
+    DefineCustomIntVariable("fetchq.lock_timeout", "lock_timeout of maintenance statements.",
+                            nullptr, &settings.lock_timeout_ms, 1000, 0, 600000, PGC_SIGHUP,
+                            GUC_UNIT_MS, nullptr, nullptr, nullptr);
+    DefineCustomEnumVariable(
+        "fetchq.log_level", "Message level of the reports of maintenance rounds.", nullptr,
+        &settings.log_level, DEBUG1, kLogLevels, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable("fetchq.vacuum_threshold",
                             "Dead tuples in a queue table that make the scheduler vacuum it.",
                             nullptr, &settings.vacuum_threshold, 1000, 0, INT_MAX, PGC_SIGHUP, 0,
                             nullptr, nullptr, nullptr);
     DefineCustomIntVariable("fetchq.vacuum_interval",
-                            "Shortest time between two vacuums of the same queue table.",
-                            nullptr, &settings.vacuum_interval_ms, 60000, 1000, 86400000,
-                            PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+                            "Shortest time between two vacuums of the same queue table.", nullptr,
+                            &settings.vacuum_interval_ms, 60000, 1000, 86400000, PGC_SIGHUP,
+                            GUC_UNIT_MS, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("fetchq");
 }
 

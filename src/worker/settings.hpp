@@ -4,14 +4,14 @@
 namespace fetchq::worker {
 
 struct Settings {
-    bool enabled = true;          // fetchq.enabled (superuser, per database)
-    int naptime_ms = 10000;       // fetchq.naptime: longest sleep of a scheduler (sighup)
-    int batch_size = 1000;        // fetchq.batch_size: rows per task transaction (sighup)
-    int max_databases = 16;       // fetchq.max_databases: scheduler slots (postmaster)
-    char* databases = nullptr;    // fetchq.databases: allow-list, empty = all (sighup)
-    int lock_timeout_ms = 1000;   // fetchq.lock_timeout for task statements (sighup)
-    int log_level = 0;            // fetchq.log_level: elog level of task reports (sighup)
-    int vacuum_threshold = 1000;  // fetchq.vacuum_threshold: dead tuples (sighup)
+    bool enabled = true;             // fetchq.enabled (superuser, per database)
+    int naptime_ms = 10000;          // fetchq.naptime: longest sleep of a scheduler (sighup)
+    int batch_size = 1000;           // fetchq.batch_size: rows per task transaction (sighup)
+    int max_databases = 16;          // fetchq.max_databases: scheduler slots (postmaster)
+    char* databases = nullptr;       // fetchq.databases: allow-list, empty = all (sighup)
+    int lock_timeout_ms = 1000;      // fetchq.lock_timeout for task statements (sighup)
+    int log_level = 0;               // fetchq.log_level: elog level of task reports (sighup)
+    int vacuum_threshold = 1000;     // fetchq.vacuum_threshold: dead tuples (sighup)
     int vacuum_interval_ms = 60000;  // fetchq.vacuum_interval (sighup)
 };
 

@@ -43,25 +43,39 @@ void on_shmem_startup() {
 
 const char* task_name(int task) {
     switch (task) {
-        case kTaskPromote: return "promote";
-        case kTaskOrphans: return "orphans";
-        case kTaskRetention: return "retention";
-        case kTaskSnapshot: return "snapshot";
-        case kTaskExpire: return "expire";
-        case kTaskSessions: return "sessions";
-        case kTaskVacuum: return "vacuum";
-        default: return "unknown";
+        case kTaskPromote:
+            return "promote";
+        case kTaskOrphans:
+            return "orphans";
+        case kTaskRetention:
+            return "retention";
+        case kTaskSnapshot:
+            return "snapshot";
+        case kTaskExpire:
+            return "expire";
+        case kTaskSessions:
+            return "sessions";
+        case kTaskVacuum:
+            return "vacuum";
+        default:
+            return "unknown";
     }
 }
 
 const char* slot_state_name(int state) {
     switch (state) {
-        case kSlotStarting: return "starting";
-        case kSlotRunning: return "running";
-        case kSlotNoExtension: return "no extension";
-        case kSlotBackoff: return "backoff";
-        case kSlotPaused: return "paused";
-        default: return "free";
+        case kSlotStarting:
+            return "starting";
+        case kSlotRunning:
+            return "running";
+        case kSlotNoExtension:
+            return "no extension";
+        case kSlotBackoff:
+            return "backoff";
+        case kSlotPaused:
+            return "paused";
+        default:
+            return "free";
     }
 }
 

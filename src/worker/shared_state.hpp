@@ -48,15 +48,15 @@ struct DbSlot {
     Oid dboid;
     int state;
     pid_t pid;
-    Latch* latch;            // the scheduler's process latch, while attached
-    pg_atomic_uint64 next_wake;  // when the scheduler plans to wake up (TimestampTz)
+    Latch* latch;                     // the scheduler's process latch, while attached
+    pg_atomic_uint64 next_wake;       // when the scheduler plans to wake up (TimestampTz)
     pg_atomic_uint32 sessions_ended;  // a session owning documents or queues exited
     // Keys of the sessions that exited last: they may still be listed as live
     // while their exit callbacks run, so the scheduler counts them as gone.
     pg_atomic_uint64 ended_keys[16];
     pg_atomic_uint32 ended_next;
-    TimestampTz retry_at;    // for kSlotBackoff / kSlotPaused
-    int failures;            // consecutive abnormal exits
+    TimestampTz retry_at;  // for kSlotBackoff / kSlotPaused
+    int failures;          // consecutive abnormal exits
     TimestampTz started_at;
     TaskStats tasks[kTaskCount];
 };

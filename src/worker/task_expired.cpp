@@ -22,8 +22,9 @@ int64_t update_expired(std::string_view queue, const char* plan_name, int new_st
         queue, plan_name,
         [&] {
             const std::string docs = docs_rel(queue);
-            return "UPDATE " + docs + " SET status = " + std::to_string(new_status) + ", lock_session = NULL" +
-                   " WHERE subject = ANY (ARRAY(SELECT subject FROM " + docs +
+            return "UPDATE " + docs + " SET status = " + std::to_string(new_status) +
+                   ", lock_session = NULL" + " WHERE subject = ANY (ARRAY(SELECT subject FROM " +
+                   docs +
                    " WHERE status = 2 AND lock_upgrade IS NULL AND next_iteration < now()"
                    " AND attempts " +
                    attempts_test +

@@ -65,8 +65,8 @@ void run_periodic_job(const PeriodicJob& job) {
     }
     const bool global = job.task == "lgp";
     SPIPlanPtr plan = cached_plan(
-        "", name, [&] { return std::string(sql); }, global ? std::initializer_list<Oid>{}
-                                                             : std::initializer_list<Oid>{TEXTOID});
+        "", name, [&] { return std::string(sql); },
+        global ? std::initializer_list<Oid>{} : std::initializer_list<Oid>{TEXTOID});
     Datum queue = global ? (Datum)0 : to_text(job.queue);
     spi_execute(plan, global ? nullptr : &queue, nullptr, false);
 }

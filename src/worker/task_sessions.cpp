@@ -19,7 +19,8 @@ Datum key_array(const std::vector<int64_t>& keys) {
     return pg_call([&] {
         Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * (n > 0 ? n : 1)));
         for (int i = 0; i < n; ++i) elems[i] = Int64GetDatum(data[i]);
-        return PointerGetDatum(construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+        return PointerGetDatum(
+            construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
     });
 }
 
@@ -28,19 +29,21 @@ Datum key_array(const std::vector<int64_t>& keys) {
 int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>& live,
                               int32_t limit) {
     check_task_limit(limit);
-    SPIPlanPtr plan = queue_plan(
-        queue, "release_sessions",
-        [&] {
-            const std::string docs = docs_rel(queue);
-            return "UPDATE " + docs + " AS d SET lock_session = NULL, next_iteration = now(),"
-                   " status = CASE WHEN d.attempts >= COALESCE((SELECT q.max_attempts"
-                   " FROM fetchq.queues q WHERE q.name = $3), 5) THEN -1 ELSE 1 END"
-                   " WHERE d.subject = ANY (ARRAY(SELECT subject FROM " + docs +
-                   " WHERE lock_session IS NOT NULL AND status = 2"
-                   " AND lock_session <> ALL ($1) LIMIT $2 FOR UPDATE SKIP LOCKED))"
-                   " RETURNING d.status";
-        },
-        {INT8ARRAYOID, INT4OID, TEXTOID});
+    SPIPlanPtr plan =
+        queue_plan(queue, "release_sessions",
+                   [&] {
+                       const std::string docs = docs_rel(queue);
+                       return "UPDATE " + docs +
+                              " AS d SET lock_session = NULL, next_iteration = now(),"
+                              " status = CASE WHEN d.attempts >= COALESCE((SELECT q.max_attempts"
+                              " FROM fetchq.queues q WHERE q.name = $3), 5) THEN -1 ELSE 1 END"
+                              " WHERE d.subject = ANY (ARRAY(SELECT subject FROM " +
+                              docs +
+                              " WHERE lock_session IS NOT NULL AND status = 2"
+                              " AND lock_session <> ALL ($1) LIMIT $2 FOR UPDATE SKIP LOCKED))"
+                              " RETURNING d.status";
+                   },
+                   {INT8ARRAYOID, INT4OID, TEXTOID});
     Datum values[3] = {key_array(live), Int32GetDatum(limit), to_text(queue)};
     const uint64_t n = queue_execute(queue, plan, values, nullptr);
     int64_t killed = 0;
@@ -57,14 +60,14 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
 }
 
 std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live) {
-    SPIPlanPtr plan = cached_plan(
-        "", "ended_temporary_queues",
-        [] {
-            return std::string(
-                "SELECT name::text FROM fetchq.queues WHERE owner_session IS NOT NULL"
-                " AND owner_session <> ALL ($1) ORDER BY name");
-        },
-        {INT8ARRAYOID});
+    SPIPlanPtr plan =
+        cached_plan("", "ended_temporary_queues",
+                    [] {
+                        return std::string(
+                            "SELECT name::text FROM fetchq.queues WHERE owner_session IS NOT NULL"
+                            " AND owner_session <> ALL ($1) ORDER BY name");
+                    },
+                    {INT8ARRAYOID});
     Datum keys = key_array(live);
     const uint64_t n = spi_execute(plan, &keys, nullptr, true);
     std::vector<std::string> names;
@@ -73,9 +76,9 @@ std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live
 }
 
 void drop_queue_by_sql(std::string_view queue) {
-    SPIPlanPtr plan = cached_plan(
-        "", "drop_temporary_queue",
-        [] { return std::string("SELECT fetchq.queue_drop($1::varchar)"); }, {TEXTOID});
+    SPIPlanPtr plan =
+        cached_plan("", "drop_temporary_queue",
+                    [] { return std::string("SELECT fetchq.queue_drop($1::varchar)"); }, {TEXTOID});
     Datum name = to_text(queue);
     spi_execute(plan, &name, nullptr, false);
 }

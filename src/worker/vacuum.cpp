@@ -10,6 +10,7 @@
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 #include "worker/settings.hpp"
+#include "worker/transaction.hpp"
 
 extern "C" {
 #include "commands/vacuum.h"
@@ -38,29 +39,6 @@ struct Table {
     bool attempted = false;
     double ms = 0;
 };
-
-// Runs f in a transaction of its own with a snapshot; false (and the
-// message) when it failed, everything then rolled back.
-template <typename F>
-bool in_transaction(F&& f, std::string* error) {
-    try {
-        pg::pg_call([] {
-            SetCurrentStatementStartTimestamp();
-            StartTransactionCommand();
-            PushActiveSnapshot(GetTransactionSnapshot());
-        });
-        f();
-        pg::pg_call([] {
-            PopActiveSnapshot();
-            CommitTransactionCommand();
-        });
-        return true;
-    } catch (const std::exception& e) {
-        *error = e.what();
-    }
-    AbortOutOfAnyTransaction();
-    return false;
-}
 
 // The queue tables that exist, and the hot catalog tables, in a stable order.
 void list_tables(std::vector<Table>* tables) {
@@ -201,6 +179,7 @@ VacuumRound vacuum_hot_tables() {
         return round;
     }
     bool ok = in_transaction(
+        InvalidOid,
         [&] {
             list_tables(&tables);
             for (Table& t : tables) t.before = read_stats(t.relid);
@@ -229,6 +208,7 @@ VacuumRound vacuum_hot_tables() {
 
     // SKIP_LOCKED skips without a word: count what the statistics saw.
     ok = in_transaction(
+        InvalidOid,
         [&] {
             for (Table& t : tables) {
                 if (!t.attempted) continue;
