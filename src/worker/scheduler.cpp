@@ -312,18 +312,23 @@ TimestampTz run_round() {
 
 // --- vacuum of hot queue tables -------------------------------------------
 
-constexpr int kVacuumCheckMs = 5000;  // statistics are read at most this often
-TimestampTz g_next_vacuum_check = 0;
+// The statistics of every queue table are read every quarter of
+// fetchq.vacuum_interval, but not more often than every 5 s (reading them
+// costs with many queues) unless the interval itself is shorter.
+constexpr int kMinVacuumCheckMs = 5000;
+TimestampTz g_last_vacuum_check = 0;
 
-// Between rounds, outside any transaction: VACUUM runs its own.
+// Between rounds, outside any transaction: VACUUM runs its own. The period
+// is computed from the settings each time, so a reload applies at once.
 void maybe_vacuum() {
     const TimestampTz start = GetCurrentTimestamp();
-    if (start < g_next_vacuum_check) return;
-    const int every = Min(kVacuumCheckMs, settings.vacuum_interval_ms);
-    g_next_vacuum_check = TimestampTzPlusMilliseconds(start, every);
+    const int every =
+        Min(settings.vacuum_interval_ms, Max(kMinVacuumCheckMs, settings.vacuum_interval_ms / 4));
+    if (start < TimestampTzPlusMilliseconds(g_last_vacuum_check, every)) return;
+    g_last_vacuum_check = start;
     const VacuumRound r = vacuum_hot_tables();
     record(kTaskVacuum, r.vacuumed, ms_since(start), r.error.empty() ? nullptr : &r.error,
-           g_next_vacuum_check);
+           TimestampTzPlusMilliseconds(start, every));
 }
 
 // Sleeps until `until` (at most naptime). Commits compare what they make due
