@@ -202,7 +202,8 @@ def idle_cost(queues, docs, window, settle):
         if scheduler_pid(db) != pid:
             raise Failure("idle: the scheduler restarted during the window")
         after_status = status_rows(db)
-        runs = {t: after_status[t][0] - before_status.get(t, (0,))[0] for t in after_status}
+        runs = {t: (after_status[t][0] - before_status.get(t, (0,))[0], after_status[t][1])
+                for t in after_status}
         return (c1 - c0) / (w1 - w0) * 100, w1 - w0, runs
     finally:
         drop_db(db)
@@ -316,13 +317,17 @@ ANALYZE fetchq_data.cq__docs;
 CHECKPOINT;
 """
 
-# One document in, one out, and the completed one dropped: the live size stays constant.
+# One document in, one out, and the completed one deleted: the live size stays
+# constant. (doc_drop deletes active documents only: completed ones go by DELETE.)
 CHURN_SCRIPT = """\\set s random(1, 9000000000000000000)
 SELECT fetchq.doc_push('cq', 'c' || :s, '{"bench": 1}'::jsonb);
 SELECT subject FROM fetchq.doc_pick('cq', 0, 1, '5m') \\gset
 SELECT fetchq.doc_complete('cq', :subject);
-SELECT fetchq.doc_drop('cq', :subject);
+DELETE FROM fetchq_data.cq__docs WHERE subject = :subject AND status = 3;
 """
+
+LIVE = "SELECT count(*) FROM fetchq_data.cq__docs;"
+
 
 SIZE = ("SELECT pg_relation_size('fetchq_data.cq__docs'), "
         "pg_indexes_size('fetchq_data.cq__docs');")
@@ -382,6 +387,9 @@ def churn(seconds, clients, rate, backlog, sample, out_dir):
             m_f = re.search(r"number of failed transactions: (\d+)", out)
             if p.returncode != 0 or not m or (m_f and int(m_f.group(1)) > 0):
                 raise Failure(f"churn pgbench failed:\n{out[-2000:]}")
+            live = int(one(db, LIVE))
+            if abs(live - backlog) > 2 * clients:
+                raise Failure(f"churn: {live} documents left in the queue, expected {backlog}")
             vac_tables = vacuumed(db) - vac_tables0
             log(f"churn, scheduler vacuum {mode}: {float(m.group(1)):.0f} tps, "
                 f"{(tb + ib) / 2**20:.1f} MiB at the end, {vac_tables} vacuums of the docs table")
@@ -461,13 +469,15 @@ def report(a, rounds, idle, rec, ch, plotted, started):
         lines.append("")
     if idle:
         pct, window, runs = idle
-        busy = ", ".join(f"{t} {n}" for t, n in sorted(runs.items()) if n)
+        busy = ", ".join(f"{t} {n} (last {ms:.1f} ms)" for t, (n, ms) in sorted(runs.items())
+                         if n)
         lines.append(f"**Idle cost.** One database with {a.idle_queues:,} idle queues and "
                      f"{a.idle_docs:,} documents planned a day ahead, scheduler running: "
                      f"utime + stime of the scheduler process (`/proc/<pid>/stat`) over a "
                      f"{window:.0f} s window, after the first jobs of the new queues ran: "
                      f"**{pct:.2f} % of one core** (target < 1 %). Task runs in the window: "
-                     f"{busy or 'none'}.")
+                     f"{busy or 'none'} (`worker_status`: runs in the window, `last_duration_ms`; "
+                     "`promote`, `orphans` and `expire` share one round over every queue).")
         lines.append("")
     if rec:
         orphan, session = rec
@@ -490,7 +500,7 @@ def report(a, rounds, idle, rec, ch, plotted, started):
         lines.append(f"**Bloat under churn.** pgbench, {a.churn_clients} clients"
                      f"{f', rate-limited to {a.churn_rate} transactions/s' if a.churn_rate else ''}"
                      f", {a.churn_seconds} s per run, each transaction pushes one document, "
-                     f"picks one, completes it and drops it (`doc_drop`), over a backlog of "
+                     f"picks one, completes it and deletes it (`DELETE ... WHERE subject = $1 AND status = 3`), over a backlog of "
                      f"{a.backlog:,} pending documents; `autovacuum = off` in both runs, and "
                      "`fetchq.vacuum_threshold = 2147483647` for the run without the "
                      f"scheduler's VACUUM. Sizes of the docs table and its indexes, sampled "
@@ -538,7 +548,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5, help="repetitions of each round")
     ap.add_argument("--idle-queues", type=int, default=1000)
     ap.add_argument("--idle-docs", type=int, default=1000000)
-    ap.add_argument("--idle-window", type=float, default=30, help="seconds (60 for the target)")
+    ap.add_argument("--idle-window", type=float, default=60, help="seconds")
     ap.add_argument("--idle-settle", type=float, default=10,
                     help="seconds between the first jobs and the window")
     ap.add_argument("--recovery-docs", type=int, default=200)
