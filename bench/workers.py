@@ -11,7 +11,7 @@ each in a database of its own, dropped afterwards:
              many documents planned far ahead;
 3. recovery: time from lock expiry (orphans) and from the end of a session
              (session-bound picks) until the documents are pending again;
-4. churn:    size of a queue's docs table under push/pick/complete/drop churn,
+4. churn:    size of a queue's docs table under push/pick/complete/delete churn,
              with the scheduler's VACUUM on and off (autovacuum off in both).
 
 Prints a table and, with --doc, writes it between the workers markers of
@@ -419,7 +419,7 @@ def plot(results, png, out_dir):
     gp = f"""
 set terminal pngcairo size 900,500 noenhanced
 set output '{png}'
-set title 'Docs table + indexes under push/pick/complete/drop churn (autovacuum off)'
+set title 'Docs table + indexes under push/pick/complete/delete churn (autovacuum off)'
 set xlabel 'seconds'
 set ylabel 'MiB'
 set key top left
