@@ -8,6 +8,11 @@
 #   bench/run.sh --profile  where the time of one client goes: pg_stat_statements
 #                           (track = all) and, as root with perf, the backend's CPU
 #                           by phase; into build/bench/results/profile.txt
+#   bench/run.sh --workers  the background workers (bench/workers.py, ~8 min): round
+#                           cost as the queue grows, idle cost, orphan and session-end
+#                           recovery, bloat under churn; writes the "Background
+#                           workers" section of docs/benchmarks.md and
+#                           docs/benchmarks-bloat.png (bench/workers.py --help: sizes)
 # Other arguments go to bench/driver.py (--clients 1,4 --duration 5 --reps 5
 # --ops pick_1 --systems floor,extension --backlog N --no-promotion).
 #
@@ -28,6 +33,7 @@ for arg in "$@"; do
     case "$arg" in
     --smoke) mode=smoke ;;
     --profile) mode=profile ;;
+    --workers) mode=workers ;;
     *) pass+=("$arg") ;;
     esac
 done
@@ -103,16 +109,18 @@ fetch_reference() {
 
 mkdir -p "$OUT"
 systems=floor,reference,extension
-if ensure_package postgresql-15-pgq3; then
+if [ "$mode" = workers ]; then
+    : # only the extension: no PgQ, no reference
+elif ensure_package postgresql-15-pgq3; then
     systems=floor,reference,pgq,extension
 else
     say "PgQ (postgresql-15-pgq3) is not available: its column stays empty"
 fi
-if [ "$mode" = full ] && ! command -v gnuplot >/dev/null; then
+if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/null; then
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-REF_SQL=$(fetch_reference)
+[ "$mode" = workers ] || REF_SQL=$(fetch_reference)
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -156,6 +164,11 @@ PORT=$(PGBIN=$PGBIN scripts/pg_cluster.sh start "$CLUSTER" "${conf[@]}") || die 
 export PGHOST=$CLUSTER PGPORT=$PORT PGUSER=postgres PATH=$PGBIN:$PATH
 say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
+if [ "$mode" = workers ]; then
+    python3 bench/workers.py --doc "$ROOT/docs/benchmarks.md" --out "$OUT/results" \
+        --command "bench/run.sh${*:+ $*}" "${pass[@]}"
+    exit
+fi
 args=(--ref-sql "$REF_SQL" --out "$OUT/results" --systems "$systems" --command "bench/run.sh${*:+ $*}")
 case "$mode" in
 smoke) args+=(--smoke) ;;
