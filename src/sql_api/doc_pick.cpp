@@ -21,12 +21,14 @@ SPIPlanPtr pick_plan(const std::string& queue) {
         queue, "pick",
         [&] {
             const std::string docs = docs_rel(queue);
-            // subject = ANY(ARRAY(...)): the locked subjects are looked up by
-            // primary key; a join here gets a generic plan that hashes the table.
+            // ctid = ANY(ARRAY(...)): the locked rows are fetched by their
+            // address (a TID scan), not looked up again by primary key; a join
+            // here gets a generic plan that hashes the table. The rows are
+            // locked, so their address holds until commit.
             return "UPDATE " + docs +
                    " AS d SET status = 2, next_iteration = now() + $3, attempts = d.attempts + 1,"
                    " lock_session = $4"
-                   " WHERE d.subject = ANY (ARRAY(SELECT subject FROM " +
+                   " WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " +
                    docs +
                    " WHERE status = 1 AND lock_upgrade IS NULL AND version = $1"
                    " AND next_iteration <= now()"

@@ -15,8 +15,7 @@ int64_t expire_documents(std::string_view queue, int32_t limit) {
         queue, "expire",
         [&] {
             const std::string docs = docs_rel(queue);
-            return "DELETE FROM " + docs + " WHERE subject = ANY (ARRAY(SELECT subject FROM " +
-                   docs +
+            return "DELETE FROM " + docs + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
                    " WHERE expires_at IS NOT NULL AND status IN (0, 1) AND expires_at <= now()"
                    " ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED))"
                    " RETURNING status, version";

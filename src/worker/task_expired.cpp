@@ -14,7 +14,7 @@ using namespace fetchq::pg;
 // in the statement so a change by queue_set_max_attempts applies at once
 // (5, Fetchq's default, when the catalog row is missing). Rows are chosen
 // by lock expiry on the active partial index, locked without waiting, and
-// updated through the primary key (see task_promote.cpp).
+// updated by address (see task_promote.cpp).
 int64_t update_expired(std::string_view queue, const char* plan_name, int new_status,
                        const char* attempts_test, int32_t limit) {
     check_task_limit(limit);
@@ -23,8 +23,7 @@ int64_t update_expired(std::string_view queue, const char* plan_name, int new_st
         [&] {
             const std::string docs = docs_rel(queue);
             return "UPDATE " + docs + " SET status = " + std::to_string(new_status) +
-                   ", lock_session = NULL" + " WHERE subject = ANY (ARRAY(SELECT subject FROM " +
-                   docs +
+                   ", lock_session = NULL" + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
                    " WHERE status = 2 AND lock_upgrade IS NULL AND next_iteration < now()"
                    " AND attempts " +
                    attempts_test +

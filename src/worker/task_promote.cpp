@@ -7,9 +7,10 @@ namespace fetchq::worker {
 
 using namespace fetchq::pg;
 
-// The rows are chosen and locked in an InitPlan and updated through the
-// primary key: a join would let a generic plan hash-join against a
-// sequential scan of the whole table.
+// The rows are chosen and locked in an InitPlan and updated by address
+// (ctid, a TID scan): no second index lookup, so a round costs the same in
+// a small and a large queue; a join would let a generic plan hash-join
+// against a sequential scan of the whole table.
 int64_t promote_planned(std::string_view queue, int32_t limit) {
     check_task_limit(limit);
     SPIPlanPtr plan = queue_plan(
@@ -17,8 +18,8 @@ int64_t promote_planned(std::string_view queue, int32_t limit) {
         [&] {
             const std::string docs = docs_rel(queue);
             return "UPDATE " + docs +
-                   " SET status = 1 WHERE subject = ANY (ARRAY("
-                   "SELECT subject FROM " +
+                   " SET status = 1 WHERE ctid = ANY (ARRAY("
+                   "SELECT ctid FROM " +
                    docs +
                    " WHERE status = 0 AND lock_upgrade IS NULL AND next_iteration <= now()"
                    " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))";

@@ -37,7 +37,7 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
                               " AS d SET lock_session = NULL, next_iteration = now(),"
                               " status = CASE WHEN d.attempts >= COALESCE((SELECT q.max_attempts"
                               " FROM fetchq.queues q WHERE q.name = $3), 5) THEN -1 ELSE 1 END"
-                              " WHERE d.subject = ANY (ARRAY(SELECT subject FROM " +
+                              " WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " +
                               docs +
                               " WHERE lock_session IS NOT NULL AND status = 2"
                               " AND lock_session <> ALL ($1) LIMIT $2 FOR UPDATE SKIP LOCKED))"
