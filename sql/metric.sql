@@ -20,13 +20,30 @@ SELECT current_value, does_exists, last_update IS NULL AS no_stamp
 FROM fetchq.metric_get('metric_q1', 'nope');
 
 -- a counter striped over several rows is their sum; set folds it into slot 0
-INSERT INTO fetchq.metrics (queue, metric, slot, value, updated_at)
+INSERT INTO fetchq.custom_counters (queue, metric, slot, value, updated_at)
 VALUES ('metric_q1', 'striped', 3, 4, now()), ('metric_q1', 'striped', 7, 5, now());
 SELECT current_value, does_exists FROM fetchq.metric_get('metric_q1', 'striped');
 SELECT * FROM fetchq.metric_increment('metric_q1', 'striped', 1);
 SELECT * FROM fetchq.metric_set('metric_q1', 'striped', 2);
 SELECT slot, value FROM fetchq.metrics
 WHERE queue = 'metric_q1' AND metric = 'striped' ORDER BY slot;
+
+-- the standard counters are columns of fetchq.counters, striped the same
+-- way; a NULL column is a counter never written in that stripe
+INSERT INTO fetchq.counters (queue, slot, kll, rej)
+VALUES ('metric_q1', 3, 4, NULL), ('metric_q1', 7, 5, 1);
+SELECT current_value, does_exists FROM fetchq.metric_get('metric_q1', 'kll');
+SELECT metric, current_value FROM fetchq.metric_get('metric_q1')
+WHERE metric IN ('kll', 'rej', 'drp') ORDER BY metric;
+SELECT * FROM fetchq.metric_increment('metric_q1', 'kll', 1);
+SELECT * FROM fetchq.metric_set('metric_q1', 'kll', 2);
+SELECT slot, kll, rej FROM fetchq.counters
+WHERE queue = 'metric_q1' AND (kll IS NOT NULL OR rej IS NOT NULL) ORDER BY slot;
+SELECT slot, metric, value FROM fetchq.metrics
+WHERE queue = 'metric_q1' AND metric IN ('kll', 'rej') ORDER BY slot, metric;
+SELECT * FROM fetchq.metric_set('metric_q1', 'drp', 0);
+SELECT current_value, does_exists FROM fetchq.metric_get('metric_q1', 'drp');
+SELECT * FROM fetchq.metric_get_total('kll');
 
 -- set drops the transaction's pending change of that counter, not others'
 BEGIN;
@@ -97,7 +114,7 @@ SELECT * FROM fetchq.metric_get_total('metric_sql_total');
 -- values beyond INTEGER: clear errors, bigint through metric_get(queue)
 SELECT current_value FROM fetchq.metric_set('metric_q2', 'big', 2147483647);
 SELECT * FROM fetchq.metric_increment('metric_q2', 'big', 1);
-INSERT INTO fetchq.metrics (queue, metric, slot, value, updated_at)
+INSERT INTO fetchq.custom_counters (queue, metric, slot, value, updated_at)
 VALUES ('metric_q2', 'big', 9, 10, now());
 SELECT * FROM fetchq.metric_get('metric_q2', 'big');
 SELECT metric, current_value FROM fetchq.metric_get('metric_q2') WHERE metric = 'big';

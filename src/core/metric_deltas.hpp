@@ -1,6 +1,6 @@
 // Counter changes made by the current transaction, kept per subtransaction
 // level so that a rolled-back savepoint takes its changes with it. They are
-// written to fetchq.metrics once, just before the transaction commits.
+// written to the counter tables once, just before the transaction commits.
 #pragma once
 
 #include <boost/container/flat_map.hpp>

@@ -3,6 +3,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/counter_columns.hpp"
 #include "core/error.hpp"
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
@@ -20,7 +21,7 @@ core::MetricDeltas& deltas() {
 constexpr const char* kNumericValueOutOfRange = "22003";
 
 constexpr const char* kFlushSql =
-    "INSERT INTO fetchq.metrics AS m (queue, metric, slot, value, updated_at) "
+    "INSERT INTO fetchq.custom_counters AS m (queue, metric, slot, value, updated_at) "
     "SELECT u.queue, u.metric, $4, u.delta, pg_catalog.now() "
     "FROM unnest($1::pg_catalog.text[], $2::pg_catalog.text[], "
     "$3::pg_catalog.int8[]) WITH ORDINALITY AS u(queue, metric, delta, n) ORDER BY u.n "
@@ -51,7 +52,7 @@ Datum int8_array(const std::vector<core::MetricDelta>& rows) {
 // and a HOT update. Rows are visited in (queue, metric) order, so two
 // backends sharing a slot lock them in the same order.
 constexpr const char* kBumpSql =
-    "UPDATE fetchq.metrics SET value = value + $4, updated_at = now() "
+    "UPDATE fetchq.custom_counters SET value = value + $4, updated_at = now() "
     "WHERE queue = $1 AND metric = $2 AND slot = $3";
 
 // The first change of a counter in this slot: insert, or add to a row that a
@@ -69,21 +70,96 @@ void upsert(const std::vector<core::MetricDelta>& rows, Datum slot) {
     spi_execute(plan, values, nullptr, false);
 }
 
-void flush() {
-    if (deltas().empty()) return;
-    std::vector<core::MetricDelta> rows = deltas().drain();
-    if (rows.empty()) return;
-    spi_connect();
-    const Datum slot = Int16GetDatum(static_cast<int16>(MyBackendId % kMetricSlots));
+// Counters with other names: a row each.
+void flush_others(const std::vector<core::MetricDelta>& rows, Datum slot) {
     SPIPlanPtr bump = cached_plan("", "metrics_bump", [] { return std::string(kBumpSql); },
                                   {TEXTOID, TEXTOID, INT2OID, INT8OID});
-    pg_call([&] { PushActiveSnapshot(GetTransactionSnapshot()); });
     std::vector<core::MetricDelta> missing;
     for (const core::MetricDelta& row : rows) {
         Datum values[4] = {to_text(row.queue), to_text(row.metric), slot, Int64GetDatum(row.delta)};
         if (spi_execute(bump, values, nullptr, false) == 0) missing.push_back(row);
     }
     if (!missing.empty()) upsert(missing, slot);
+}
+
+// "cnt = COALESCE(cnt + $3, cnt, $3), ...": a NULL parameter leaves the
+// column as it is; a column never written (NULL) takes the change.
+std::string counter_assignments(const char* old_row, const char* new_value) {
+    std::string sql;
+    for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
+        const std::string column(core::kCounterColumns[i]);
+        const std::string old_value = std::string(old_row) + column;
+        const std::string change =
+            new_value ? std::string(new_value) + column : "$" + std::to_string(i + 3);
+        sql += column + " = COALESCE(" + old_value + " OPERATOR(pg_catalog.+) " + change + ", " +
+               old_value + ", " + change + "), ";
+    }
+    return sql + "updated_at = pg_catalog.now()";
+}
+
+std::string counters_update_sql() {
+    return "UPDATE fetchq.counters SET " + counter_assignments("", nullptr) +
+           " WHERE queue = $1 AND slot = $2";
+}
+
+std::string counters_insert_sql() {
+    std::string columns = "queue, slot";
+    std::string params = "$1, $2";
+    for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
+        columns += ", " + std::string(core::kCounterColumns[i]);
+        params += ", $" + std::to_string(i + 3);
+    }
+    return "INSERT INTO fetchq.counters AS c (" + columns + ", updated_at) VALUES (" + params +
+           ", pg_catalog.now()) ON CONFLICT (queue, slot) DO UPDATE SET " +
+           counter_assignments("c.", "EXCLUDED.");
+}
+
+// queue, slot, then a change per column of core::kCounterColumns.
+#define FETCHQ_COUNTER_PARAM_TYPES                                                                \
+    {                                                                                             \
+        TEXTOID, INT2OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, \
+            INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID                                  \
+    }
+static_assert(core::kCounterColumns.size() == 14, "FETCHQ_COUNTER_PARAM_TYPES lists 14 changes");
+
+// The standard counters: one row per queue, updated in place (HOT), or
+// inserted on the first change of the queue in this slot. Queues are
+// visited in order, so two backends sharing a slot lock rows in one order.
+void flush_counters(const std::vector<core::CounterRow>& rows, Datum slot) {
+    SPIPlanPtr update =
+        cached_plan("", "counters_update", counters_update_sql, FETCHQ_COUNTER_PARAM_TYPES);
+    SPIPlanPtr insert =
+        cached_plan("", "counters_insert", counters_insert_sql, FETCHQ_COUNTER_PARAM_TYPES);
+    constexpr std::size_t kParams = 2 + core::kCounterColumns.size();
+    for (const core::CounterRow& row : rows) {
+        Datum values[kParams];
+        char nulls[kParams + 1];
+        values[0] = to_text(row.queue);
+        values[1] = slot;
+        for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
+            const std::optional<int64_t>& d = row.deltas[i];
+            values[2 + i] = d ? Int64GetDatum(*d) : (Datum)0;
+            nulls[2 + i] = d ? ' ' : 'n';
+        }
+        nulls[0] = nulls[1] = ' ';
+        nulls[kParams] = '\0';
+        if (spi_execute(update, values, nulls, false) == 0)
+            spi_execute(insert, values, nulls, false);
+    }
+}
+
+// Standard counters first, then the others: every writer of both tables
+// (flush, counter_set, metric_reset) locks rows in that order.
+void flush() {
+    if (deltas().empty()) return;
+    std::vector<core::MetricDelta> sorted = deltas().drain();
+    if (sorted.empty()) return;
+    const core::SplitDeltas split = core::split_counter_deltas(sorted);
+    spi_connect();
+    const Datum slot = Int16GetDatum(static_cast<int16>(MyBackendId % kMetricSlots));
+    pg_call([&] { PushActiveSnapshot(GetTransactionSnapshot()); });
+    flush_counters(split.rows, slot);
+    if (!split.others.empty()) flush_others(split.others, slot);
     pg_call([] { PopActiveSnapshot(); });
     spi_finish();
 }
@@ -191,15 +267,52 @@ Counter counter_read(const std::string& queue, const std::string& metric) {
     return c;
 }
 
+namespace {
+
+// counter_set of a standard counter: its column in every stripe of the queue.
+bool counter_set_column(const std::string& queue, std::size_t index, int64_t value) {
+    const std::string column(core::kCounterColumns[index]);
+    SPIPlanPtr lock = cached_plan(
+        "", "counter_lock_" + column,
+        [&] {
+            return "SELECT count(" + column + ") FROM (SELECT " + column +
+                   " FROM fetchq.counters WHERE queue = $1 ORDER BY slot FOR UPDATE) AS s";
+        },
+        {TEXTOID});
+    SPIPlanPtr set = cached_plan(
+        "", "counter_set_" + column,
+        [&] {
+            return "WITH gone AS (UPDATE fetchq.counters SET " + column +
+                   " = NULL WHERE queue = $1 AND slot <> 0) "
+                   "INSERT INTO fetchq.counters AS c (queue, slot, " +
+                   column +
+                   ", updated_at) VALUES ($1, 0, $2, now()) ON CONFLICT (queue, slot) DO UPDATE "
+                   "SET " +
+                   column + " = EXCLUDED." + column + ", updated_at = EXCLUDED.updated_at";
+        },
+        {TEXTOID, INT8OID});
+    Datum args[2] = {to_text(queue), Int64GetDatum(value)};
+    spi_execute(lock, args, nullptr, false);
+    const bool had_value = spi_int(0, 1) > 0;
+    spi_execute(set, args, nullptr, false);
+    const bool had_pending = metric_pending(queue, column) != 0;
+    metric_forget(queue, column);
+    return !had_value && !had_pending;
+}
+
+}  // namespace
+
 bool counter_set(const std::string& queue, const std::string& metric, int64_t value) {
+    if (const std::optional<std::size_t> index = core::counter_column(metric))
+        return counter_set_column(queue, *index, value);
     // Lock the stripes first, in the order in which commits lock counter rows
-    // ((queue, metric, slot), see flush), so that a set and a commit never
-    // wait for each other in a cycle.
+    // (see flush), so that a set and a commit never wait for each other in a
+    // cycle.
     SPIPlanPtr lock =
         cached_plan("", "counter_lock",
                     [] {
                         return std::string(
-                            "SELECT count(*) FROM (SELECT 1 FROM fetchq.metrics WHERE queue = $1 "
+                            "SELECT count(*) FROM (SELECT 1 FROM fetchq.custom_counters WHERE queue = $1 "
                             "AND metric = $2 ORDER BY slot FOR UPDATE) AS s");
                     },
                     {TEXTOID, TEXTOID});
@@ -209,9 +322,9 @@ bool counter_set(const std::string& queue, const std::string& metric, int64_t va
         "", "counter_set",
         [] {
             return std::string(
-                "WITH gone AS (DELETE FROM fetchq.metrics WHERE queue = $1 AND metric = $2 "
+                "WITH gone AS (DELETE FROM fetchq.custom_counters WHERE queue = $1 AND metric = $2 "
                 "AND slot <> 0) "
-                "INSERT INTO fetchq.metrics AS m (queue, metric, slot, value, updated_at) "
+                "INSERT INTO fetchq.custom_counters AS m (queue, metric, slot, value, updated_at) "
                 "VALUES ($1, $2, 0, $3, now()) ON CONFLICT (queue, metric, slot) DO UPDATE "
                 "SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at");
         },

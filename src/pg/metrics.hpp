@@ -1,12 +1,14 @@
 // Queue counters (cnt, pnd, pkd, ...). Each document operation adds to a
-// transaction-local tally; just before commit the tally is written to
-// fetchq.metrics in one statement, into this backend's stripe of rows, so
+// transaction-local tally; just before commit the tally is written into this
+// backend's stripe of rows (one row of fetchq.counters per queue for the
+// standard counters, a row of fetchq.custom_counters per other name), so
 // counters are exact for committed work, visible at once, and concurrent
 // consumers do not queue up behind one counter row.
 //
-// A counter's value is therefore the sum of its rows (one per stripe) plus
-// the current transaction's pending change; the counter_* functions below
-// read and write it that way, and need SPI to be connected.
+// A counter's value is therefore the sum of its stripes (the view
+// fetchq.metrics shows them row by row) plus the current transaction's
+// pending change; the counter_* functions below read and write it that way,
+// and need SPI to be connected.
 #pragma once
 
 #include <cstdint>

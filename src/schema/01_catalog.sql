@@ -21,10 +21,28 @@ CREATE TABLE fetchq.queues (
     owner_session BIGINT
 );
 
--- Counters. Fetchq keeps one row per (queue, metric); fetchq stripes each
--- counter over up to 64 rows (slot) written by different backends, and
--- metric_get* sum them.
-CREATE TABLE fetchq.metrics (
+-- Counters. Each counter is striped over up to 64 rows (slot) written by
+-- different backends, so concurrent transactions do not queue behind one
+-- row; metric_get* sum the stripes.
+--
+-- The standard counters (cnt, pln, pnd, ...) are columns of fetchq.counters,
+-- so a transaction writes one row per queue it touched. NULL: never written
+-- in that stripe.
+CREATE TABLE fetchq.counters (
+    queue CHARACTER VARYING(40) NOT NULL,
+    slot SMALLINT NOT NULL,
+    cnt BIGINT, pln BIGINT, pnd BIGINT, act BIGINT, cpl BIGINT, kll BIGINT, ent BIGINT,
+    drp BIGINT, pkd BIGINT, prc BIGINT, res BIGINT, rej BIGINT, orp BIGINT, err BIGINT,
+    updated_at TIMESTAMP WITH TIME ZONE,
+    PRIMARY KEY (queue, slot)
+-- Every transaction updates one of these rows in place: few rows per page
+-- keeps the slots of concurrent backends on different pages, and leaves room
+-- for HOT updates.
+) WITH (fillfactor = 10);
+
+-- Counters with other names (metric_set, metric_increment, ...), one row per
+-- (queue, metric, slot).
+CREATE TABLE fetchq.custom_counters (
     id SERIAL PRIMARY KEY,
     queue CHARACTER VARYING(40) NOT NULL,
     metric CHARACTER VARYING(40) NOT NULL,
@@ -32,10 +50,22 @@ CREATE TABLE fetchq.metrics (
     updated_at TIMESTAMP WITH TIME ZONE,
     slot SMALLINT NOT NULL DEFAULT 0,
     UNIQUE (queue, metric, slot)
--- Every transaction updates a few of these rows in place: few rows per page
--- keeps the slots of concurrent backends on different pages, and leaves room
--- for HOT updates.
 ) WITH (fillfactor = 10);
+
+-- Every counter row by row, whichever table holds it, in the shape of
+-- Fetchq 4's table of the same name (plus slot; id is NULL for the standard
+-- counters): what metric_get* sum.
+CREATE VIEW fetchq.metrics AS
+SELECT NULL::integer AS id, c.queue, v.metric::varchar(40) AS metric, v.value, c.updated_at,
+       c.slot
+FROM fetchq.counters AS c
+CROSS JOIN LATERAL (VALUES ('cnt'::varchar(40), c.cnt), ('pln', c.pln), ('pnd', c.pnd),
+                           ('act', c.act), ('cpl', c.cpl), ('kll', c.kll), ('ent', c.ent),
+                           ('drp', c.drp), ('pkd', c.pkd), ('prc', c.prc), ('res', c.res),
+                           ('rej', c.rej), ('orp', c.orp), ('err', c.err)) AS v(metric, value)
+WHERE v.value IS NOT NULL
+UNION ALL
+SELECT m.id, m.queue, m.metric, m.value, m.updated_at, m.slot FROM fetchq.custom_counters AS m;
 
 -- The write log of metric_log_*; folded into fetchq.metrics by metric_log_pack.
 CREATE TABLE fetchq.metrics_writes (
@@ -74,8 +104,9 @@ VALUES ('lgp', '*', pg_catalog.now(), NULL, 0, 0, '{"delay":"3s", "duration":"5m
 -- pg_dump keeps the rows of the catalog with the extension.
 SELECT pg_catalog.pg_extension_config_dump('fetchq.queues', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.queues_id_seq', '');
-SELECT pg_catalog.pg_extension_config_dump('fetchq.metrics', '');
-SELECT pg_catalog.pg_extension_config_dump('fetchq.metrics_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.counters', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.custom_counters', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.custom_counters_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.metrics_writes', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.jobs', 'WHERE queue <> ''*''');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.jobs_id_seq', '');

@@ -70,7 +70,8 @@ Datum destroy(FunctionCallInfo fcinfo) {
                     [] {
                         return std::string(
                             "WITH j AS (DELETE FROM fetchq.jobs WHERE queue <> '*'), "
-                            "m AS (DELETE FROM fetchq.metrics) "
+                            "c AS (DELETE FROM fetchq.counters), "
+                            "m AS (DELETE FROM fetchq.custom_counters) "
                             "DELETE FROM fetchq.metrics_writes");
                     },
                     {});

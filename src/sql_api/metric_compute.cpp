@@ -50,18 +50,28 @@ Computed compute(const std::string& queue) {
 // pending counter changes of the queue are dropped.
 Computed reset(const std::string& queue) {
     spi_execute_text("LOCK TABLE " + docs_rel(queue) + " IN SHARE MODE");
-    // Counter rows are locked in the order commits lock them (see metrics.cpp).
+    // Counter rows are locked in the order commits lock them (see metrics.cpp):
+    // the standard counters' rows, then the others.
+    SPIPlanPtr standard = cached_plan(
+        "", "metric_reset_counters",
+        [] {
+            return std::string(
+                "DELETE FROM fetchq.counters WHERE ctid = ANY (ARRAY("
+                "SELECT ctid FROM fetchq.counters WHERE queue = $1 ORDER BY slot FOR UPDATE))");
+        },
+        {TEXTOID});
     SPIPlanPtr plan =
         cached_plan("", "metric_reset_delete",
                     [] {
                         return std::string(
-                            "WITH m AS (DELETE FROM fetchq.metrics WHERE id = ANY (ARRAY("
-                            "SELECT id FROM fetchq.metrics WHERE queue = $1 "
+                            "WITH m AS (DELETE FROM fetchq.custom_counters WHERE id = ANY (ARRAY("
+                            "SELECT id FROM fetchq.custom_counters WHERE queue = $1 "
                             "ORDER BY metric COLLATE \"C\", slot FOR UPDATE))) "
                             "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
                     },
                     {TEXTOID});
     Datum name = to_text(queue);
+    spi_execute(standard, &name, nullptr, false);
     spi_execute(plan, &name, nullptr, false);
     metric_forget_queue(queue);
     const Computed c = compute(queue);

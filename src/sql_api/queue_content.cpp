@@ -117,7 +117,9 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
 Datum queue_truncate_all(FunctionCallInfo fcinfo) {
     const bool empty = PG_NARGS() > 0 ? arg_bool(fcinfo, 0, "empty") : false;
     spi_connect();
-    if (empty) spi_execute_text("TRUNCATE fetchq.metrics, fetchq.metrics_writes RESTART IDENTITY");
+    if (empty)
+        spi_execute_text(
+            "TRUNCATE fetchq.counters, fetchq.custom_counters, fetchq.metrics_writes RESTART IDENTITY");
     for (const std::string& queue : all_queue_names()) truncate_queue(queue, empty);
     spi_finish();
     PG_RETURN_BOOL(true);

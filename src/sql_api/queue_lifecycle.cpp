@@ -103,7 +103,8 @@ Datum queue_drop(FunctionCallInfo fcinfo) {
                     [] {
                         return std::string(
                             "WITH j AS (DELETE FROM fetchq.jobs WHERE queue = $1), "
-                            "m AS (DELETE FROM fetchq.metrics WHERE queue = $1) "
+                            "c AS (DELETE FROM fetchq.counters WHERE queue = $1), "
+                            "m AS (DELETE FROM fetchq.custom_counters WHERE queue = $1) "
                             "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
                     },
                     {TEXTOID});

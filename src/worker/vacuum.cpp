@@ -54,9 +54,10 @@ void list_tables(std::vector<Table>* tables) {
                 "quote_ident(q.name || s.suffix)) "
                 "JOIN pg_namespace n ON n.oid = c.relnamespace "
                 "WHERE c.relkind = 'r' "
-                // The counter rows take an update per counter per transaction:
-                // the hottest table of all.
-                "UNION ALL SELECT 'fetchq.metrics'::regclass::oid, 'fetchq.metrics' "
+                // The counter rows take an update per transaction: the
+                // hottest tables of all.
+                "UNION ALL SELECT 'fetchq.counters'::regclass::oid, 'fetchq.counters' "
+                "UNION ALL SELECT 'fetchq.custom_counters'::regclass::oid, 'fetchq.custom_counters' "
                 "UNION ALL SELECT 'fetchq.jobs'::regclass::oid, 'fetchq.jobs' "
                 "ORDER BY 2");
         },

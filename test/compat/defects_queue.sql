@@ -37,10 +37,11 @@ SELECT queue_id IS NOT NULL AS has_id FROM fetchq.queue_get_id('compat_dq_ghost'
 SELECT name FROM fetchq.queues WHERE name = 'compat_dq_ghost';
 DELETE FROM fetchq.queues WHERE name = 'compat_dq_ghost';
 
--- The catalog: same tables and columns, plus fetchq's own columns (striped
--- counters: fetchq.metrics.slot, one row per (queue, metric, slot); queue
+-- The catalog: same tables and columns, plus fetchq's own columns (queue
 -- features such as default_ttl), and the uuid default of metrics_writes (no
--- uuid-ossp needed).
+-- uuid-ossp needed). fetchq.metrics is a view of the striped counters
+-- (fetchq.counters, fetchq.custom_counters): one row per (queue, metric,
+-- slot), hence its extra slot column; it has no defaults or constraints.
 SELECT table_name, column_name, data_type, character_maximum_length, is_nullable,
        column_default
 FROM information_schema.columns

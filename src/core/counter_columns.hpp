@@ -1,0 +1,41 @@
+// The standard counters of a queue (Fetchq's metric names) are columns of
+// one row per (queue, slot) in fetchq.counters, so a transaction writes one
+// row per queue it touched however many counters changed. Other metric
+// names keep a row each in fetchq.metrics.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/metric_deltas.hpp"
+
+namespace fetchq::core {
+
+// Column order of fetchq.counters.
+inline constexpr std::array<std::string_view, 14> kCounterColumns = {
+    "cnt", "pln", "pnd", "act", "cpl", "kll", "ent",
+    "drp", "pkd", "prc", "res", "rej", "orp", "err"};
+
+// The column index of a standard counter, nullopt for any other name.
+std::optional<std::size_t> counter_column(std::string_view metric);
+
+// One queue's changes to its standard counters (nullopt: unchanged).
+struct CounterRow {
+    std::string queue;
+    std::array<std::optional<int64_t>, kCounterColumns.size()> deltas;
+};
+
+struct SplitDeltas {
+    std::vector<CounterRow> rows;     // standard counters, one row per queue, in queue order
+    std::vector<MetricDelta> others;  // every other metric, in the input's order
+};
+
+// Splits changes sorted by (queue, metric), as MetricDeltas::totals() gives them.
+SplitDeltas split_counter_deltas(const std::vector<MetricDelta>& sorted);
+
+}  // namespace fetchq::core

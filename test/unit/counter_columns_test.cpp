@@ -1,0 +1,43 @@
+#include "core/counter_columns.hpp"
+
+#include <gtest/gtest.h>
+
+using fetchq::core::counter_column;
+using fetchq::core::kCounterColumns;
+using fetchq::core::MetricDelta;
+using fetchq::core::split_counter_deltas;
+
+TEST(CounterColumns, StandardNamesHaveAColumn) {
+    EXPECT_EQ(counter_column("cnt"), 0u);
+    EXPECT_EQ(counter_column("err"), kCounterColumns.size() - 1);
+    EXPECT_EQ(counter_column("pkd"), 8u);
+    EXPECT_FALSE(counter_column("my_counter"));
+    EXPECT_FALSE(counter_column("CNT"));
+    EXPECT_FALSE(counter_column(""));
+}
+
+TEST(CounterColumns, OneRowPerQueueAndOtherNamesApart) {
+    const std::vector<MetricDelta> sorted = {
+        {"a", "act", 1},  {"a", "custom", 7}, {"a", "pkd", 1},
+        {"a", "pnd", -1}, {"b", "cnt", 2},    {"c", "zz", -3},
+    };
+    const auto split = split_counter_deltas(sorted);
+    ASSERT_EQ(split.rows.size(), 2u);
+    EXPECT_EQ(split.rows[0].queue, "a");
+    EXPECT_EQ(split.rows[0].deltas[*counter_column("act")], 1);
+    EXPECT_EQ(split.rows[0].deltas[*counter_column("pkd")], 1);
+    EXPECT_EQ(split.rows[0].deltas[*counter_column("pnd")], -1);
+    EXPECT_FALSE(split.rows[0].deltas[*counter_column("cnt")]);
+    EXPECT_EQ(split.rows[1].queue, "b");
+    EXPECT_EQ(split.rows[1].deltas[*counter_column("cnt")], 2);
+    ASSERT_EQ(split.others.size(), 2u);
+    EXPECT_EQ(split.others[0].metric, "custom");
+    EXPECT_EQ(split.others[1].queue, "c");
+    EXPECT_EQ(split.others[1].delta, -3);
+}
+
+TEST(CounterColumns, NothingInNothingOut) {
+    const auto split = split_counter_deltas({});
+    EXPECT_TRUE(split.rows.empty());
+    EXPECT_TRUE(split.others.empty());
+}
