@@ -16,10 +16,11 @@
 
 namespace fetchq::core {
 
-// Column order of fetchq.counters.
-inline constexpr std::array<std::string_view, 14> kCounterColumns = {
-    "cnt", "pln", "pnd", "act", "cpl", "kll", "ent",
-    "drp", "pkd", "prc", "res", "rej", "orp", "err"};
+// Column order of fetchq.counters: Fetchq's metric names, and v0, the count
+// of documents pushed with version 0 (every push counts one "v<version>").
+inline constexpr std::array<std::string_view, 15> kCounterColumns = {
+    "cnt", "pln", "pnd", "act", "cpl", "kll", "ent", "drp",
+    "pkd", "prc", "res", "rej", "orp", "err", "v0"};
 
 // The column index of a standard counter, nullopt for any other name.
 std::optional<std::size_t> counter_column(std::string_view metric);

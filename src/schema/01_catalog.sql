@@ -25,14 +25,15 @@ CREATE TABLE fetchq.queues (
 -- different backends, so concurrent transactions do not queue behind one
 -- row; metric_get* sum the stripes.
 --
--- The standard counters (cnt, pln, pnd, ...) are columns of fetchq.counters,
--- so a transaction writes one row per queue it touched. NULL: never written
--- in that stripe.
+-- The standard counters (cnt, pln, pnd, ..., and v0, the documents pushed
+-- with version 0) are columns of fetchq.counters, so a transaction writes
+-- one row per queue it touched. NULL: never written in that stripe.
 CREATE TABLE fetchq.counters (
     queue CHARACTER VARYING(40) NOT NULL,
     slot SMALLINT NOT NULL,
     cnt BIGINT, pln BIGINT, pnd BIGINT, act BIGINT, cpl BIGINT, kll BIGINT, ent BIGINT,
     drp BIGINT, pkd BIGINT, prc BIGINT, res BIGINT, rej BIGINT, orp BIGINT, err BIGINT,
+    v0 BIGINT,
     updated_at TIMESTAMP WITH TIME ZONE,
     PRIMARY KEY (queue, slot)
 -- Every transaction updates one of these rows in place: few rows per page
@@ -62,7 +63,8 @@ FROM fetchq.counters AS c
 CROSS JOIN LATERAL (VALUES ('cnt'::varchar(40), c.cnt), ('pln', c.pln), ('pnd', c.pnd),
                            ('act', c.act), ('cpl', c.cpl), ('kll', c.kll), ('ent', c.ent),
                            ('drp', c.drp), ('pkd', c.pkd), ('prc', c.prc), ('res', c.res),
-                           ('rej', c.rej), ('orp', c.orp), ('err', c.err)) AS v(metric, value)
+                           ('rej', c.rej), ('orp', c.orp), ('err', c.err),
+                           ('v0', c.v0)) AS v(metric, value)
 WHERE v.value IS NOT NULL
 UNION ALL
 SELECT m.id, m.queue, m.metric, m.value, m.updated_at, m.slot FROM fetchq.custom_counters AS m;

@@ -9,7 +9,9 @@ using fetchq::core::split_counter_deltas;
 
 TEST(CounterColumns, StandardNamesHaveAColumn) {
     EXPECT_EQ(counter_column("cnt"), 0u);
-    EXPECT_EQ(counter_column("err"), kCounterColumns.size() - 1);
+    EXPECT_EQ(counter_column("err"), 13u);
+    EXPECT_EQ(counter_column("v0"), kCounterColumns.size() - 1);
+    EXPECT_FALSE(counter_column("v1"));
     EXPECT_EQ(counter_column("pkd"), 8u);
     EXPECT_FALSE(counter_column("my_counter"));
     EXPECT_FALSE(counter_column("CNT"));
