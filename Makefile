@@ -18,6 +18,10 @@ REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
 REGRESS_OPTS = --use-existing
 # PGXS appends --dbname=$(CONTRIB_TESTDB), which it sets itself: override it.
 override CONTRIB_TESTDB = fetchq_regress
+# Isolation tests (specs/*.spec): concurrent sessions, in the same database.
+ISOLATION      = $(basename $(notdir $(sort $(wildcard specs/*.spec))))
+ISOLATION_OPTS = --use-existing
+override ISOLATION_TESTDB = fetchq_regress
 
 PG_CONFIG  ?= pg_config
 PG_CPPFLAGS = -I$(CURDIR)/src -std=c++17

@@ -154,10 +154,11 @@ drop_db() {
 section "regression tests (pg_regress, sql/*.sql)"
 shopt -s nullglob
 regress_files=(sql/*.sql)
+isolation_specs=(specs/*.spec)
 if [ ${#regress_files[@]} -eq 0 ]; then
     echo "no sql/*.sql: nothing to run"
 else
-    rm -rf results regression.diffs regression.out
+    rm -rf results regression.diffs regression.out output_iso
     # The regress database keeps its scheduler idle, so that the tests of the
     # mnt_* functions are not raced by the background workers.
     PGOPTIONS='-c client_min_messages=warning' psql -X -q -v ON_ERROR_STOP=1 -d postgres \
@@ -168,13 +169,14 @@ else
     timeout -k 10 1800 make installcheck PG_CONFIG="$PGBIN/pg_config" 2>&1 | tee "$LOGS/regress.log"
     status=${PIPESTATUS[0]}
     if [ "$status" != 0 ]; then
-        if [ -f regression.diffs ]; then
-            echo "--- regression.diffs ---"
-            cat regression.diffs
-            cp regression.diffs "$LOGS/"
-        fi
+        for diffs in regression.diffs output_iso/regression.diffs; do
+            [ -f "$diffs" ] || continue
+            echo "--- $diffs ---"
+            cat "$diffs"
+            cp "$diffs" "$LOGS/${diffs//\//_}"
+        done
     fi
-    record "regress (${#regress_files[@]} files)" "$status"
+    record "regress (${#regress_files[@]} files, ${#isolation_specs[@]} isolation specs)" "$status"
 fi
 
 section "concurrency (test/concurrency)"

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
+#include "pg/counter_row.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 
@@ -82,41 +83,17 @@ void flush_others(const std::vector<core::MetricDelta>& rows, Datum slot) {
     if (!missing.empty()) upsert(missing, slot);
 }
 
-// "cnt = COALESCE(cnt + $3, $3), ...": a column never written (NULL) takes
-// the change. `changed` has a bit per column of core::kCounterColumns.
-std::string counter_assignments(uint32_t changed, const char* old_row, const char* new_value) {
-    std::string sql;
-    for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
-        if (!(changed & (1u << i))) continue;
-        const std::string column(core::kCounterColumns[i]);
-        const std::string old_value = std::string(old_row) + column;
-        const std::string change =
-            new_value ? std::string(new_value) + column : "$" + std::to_string(i + 3);
-        sql += column + " = COALESCE(" + old_value + " OPERATOR(pg_catalog.+) " + change + ", " +
-               change + "), ";
-    }
-    return sql + "updated_at = pg_catalog.now()";
-}
-
-// Sets only the changed columns: the fewer expressions, the cheaper the
-// executor's start; a handful of masks occur (push, pick, complete, ...).
-std::string counters_update_sql(uint32_t changed) {
-    return "UPDATE fetchq.counters SET " + counter_assignments(changed, "", nullptr) +
-           " WHERE queue = $1 AND slot = $2";
-}
-
+// The first change of a queue's counters in this slot: insert the row, or
+// add to the row a concurrent transaction inserted first (a NULL change
+// leaves the column as it is).
 std::string counters_insert_sql() {
     std::string columns = "queue, slot";
     std::string params = "$1, $2";
-    for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
-        columns += ", " + std::string(core::kCounterColumns[i]);
-        params += ", $" + std::to_string(i + 3);
-    }
-    // A NULL change leaves the column as it is (COALESCE(old + NULL, NULL)
-    // would clear it).
     std::string sets;
-    for (std::string_view c : core::kCounterColumns) {
-        const std::string column(c);
+    for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
+        const std::string column(core::kCounterColumns[i]);
+        columns += ", " + column;
+        params += ", $" + std::to_string(i + 3);
         sets += column + " = COALESCE(c." + column + " OPERATOR(pg_catalog.+) EXCLUDED." + column +
                 ", c." + column + ", EXCLUDED." + column + "), ";
     }
@@ -133,55 +110,65 @@ std::string counters_insert_sql() {
     }
 static_assert(core::kCounterColumns.size() == 15, "FETCHQ_COUNTER_PARAM_TYPES lists 15 changes");
 
-uint32_t changed_columns(const core::CounterRow& row) {
-    uint32_t mask = 0;
-    for (std::size_t i = 0; i < row.deltas.size(); ++i)
-        if (row.deltas[i]) mask |= 1u << i;
-    return mask;
-}
-
-// The standard counters: one row per queue, updated in place (HOT), or
-// inserted on the first change of the queue in this slot. Queues are
-// visited in order, so two backends sharing a slot lock rows in one order.
-void flush_counters(const std::vector<core::CounterRow>& rows, Datum slot) {
+void insert_counter_row(const core::CounterRow& row, Datum slot) {
     SPIPlanPtr insert =
         cached_plan("", "counters_insert", counters_insert_sql, FETCHQ_COUNTER_PARAM_TYPES);
     constexpr std::size_t kParams = 2 + core::kCounterColumns.size();
-    for (const core::CounterRow& row : rows) {
-        const uint32_t changed = changed_columns(row);
-        SPIPlanPtr update = cached_plan(
-            "", "counters_update_" + std::to_string(changed),
-            [&] { return counters_update_sql(changed); }, FETCHQ_COUNTER_PARAM_TYPES);
-        Datum values[kParams];
-        char nulls[kParams + 1];
-        values[0] = to_text(row.queue);
-        values[1] = slot;
-        nulls[0] = nulls[1] = ' ';
-        for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
-            const std::optional<int64_t>& d = row.deltas[i];
-            values[2 + i] = d ? Int64GetDatum(*d) : (Datum)0;
-            nulls[2 + i] = d ? ' ' : 'n';
-        }
-        nulls[kParams] = '\0';
-        if (spi_execute(update, values, nulls, false) == 0)
-            spi_execute(insert, values, nulls, false);
+    Datum values[kParams];
+    char nulls[kParams + 1];
+    values[0] = to_text(row.queue);
+    values[1] = slot;
+    nulls[0] = nulls[1] = ' ';
+    for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
+        const std::optional<int64_t>& d = row.deltas[i];
+        values[2 + i] = d ? Int64GetDatum(*d) : (Datum)0;
+        nulls[2 + i] = d ? ' ' : 'n';
     }
+    nulls[kParams] = '\0';
+    spi_execute(insert, values, nulls, false);
 }
 
-// Standard counters first, then the others: every writer of both tables
-// (flush, counter_set, metric_reset) locks rows in that order.
+// SPI, for the statements of the rare cases, connected on first use.
+class LazySpi {
+  public:
+    void need() {
+        if (connected_) return;
+        spi_connect();
+        pg_call([] { PushActiveSnapshot(GetTransactionSnapshot()); });
+        connected_ = true;
+    }
+    void finish() {
+        if (!connected_) return;
+        pg_call([] { PopActiveSnapshot(); });
+        spi_finish();
+    }
+
+  private:
+    bool connected_ = false;
+};
+
+// The standard counters first, one row per queue in queue order (updated in
+// place, see counter_row.hpp; inserted on the queue's first change in this
+// slot), then the others: every writer of both tables (flush, counter_set,
+// metric_reset) locks rows in that order, so two backends sharing a slot
+// never wait for each other in a cycle.
 void flush() {
     if (deltas().empty()) return;
     std::vector<core::MetricDelta> sorted = deltas().drain();
     if (sorted.empty()) return;
     const core::SplitDeltas split = core::split_counter_deltas(sorted);
-    spi_connect();
-    const Datum slot = Int16GetDatum(static_cast<int16>(MyBackendId % kMetricSlots));
-    pg_call([&] { PushActiveSnapshot(GetTransactionSnapshot()); });
-    flush_counters(split.rows, slot);
-    if (!split.others.empty()) flush_others(split.others, slot);
-    pg_call([] { PopActiveSnapshot(); });
-    spi_finish();
+    const auto slot = static_cast<int16>(MyBackendId % kMetricSlots);
+    LazySpi spi;
+    for (const core::CounterRow& row : split.rows) {
+        if (counter_row_add(row, slot)) continue;
+        spi.need();
+        insert_counter_row(row, Int16GetDatum(slot));
+    }
+    if (!split.others.empty()) {
+        spi.need();
+        flush_others(split.others, Int16GetDatum(slot));
+    }
+    spi.finish();
 }
 
 Datum flush_guarded() {

@@ -1,0 +1,19 @@
+// Adds a transaction's changes to its counter row of fetchq.counters without
+// going through the executor: one index lookup, one tuple lock and a (HOT)
+// update, done at every commit that changed a queue, so its cost is the
+// counters' whole cost on single-document operations.
+#pragma once
+
+#include <cstdint>
+
+#include "core/counter_columns.hpp"
+#include "pg/postgres.hpp"
+
+namespace fetchq::pg {
+
+// Adds `row`'s changes to the row (row.queue, slot) of fetchq.counters and
+// returns true, or returns false when that row does not exist yet (the caller
+// inserts it). Waits for a concurrent writer of the row, as UPDATE would.
+bool counter_row_add(const core::CounterRow& row, int16 slot);
+
+}  // namespace fetchq::pg
