@@ -108,11 +108,11 @@ fetch_reference() {
 }
 
 mkdir -p "$OUT"
-systems=floor,reference,extension
+systems=floor,floor_counted,reference,extension
 if [ "$mode" = workers ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
-    systems=floor,reference,pgq,extension
+    systems=floor,floor_counted,reference,pgq,extension
 else
     say "PgQ (postgresql-15-pgq3) is not available: its column stays empty"
 fi
