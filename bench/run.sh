@@ -13,6 +13,9 @@
 #                           recovery, bloat under churn; writes the "Background
 #                           workers" section of docs/benchmarks.md and
 #                           docs/benchmarks-bloat.png (bench/workers.py --help: sizes)
+#   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
+#                           the disk; prints and keeps its results under build/bench,
+#                           writes nothing under docs/
 # Other arguments go to bench/driver.py (--clients 1,4 --duration 5 --reps 5
 # --ops pick_1 --systems floor,extension --backlog N --no-promotion).
 #
@@ -28,12 +31,14 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd -P)
 
 mode=full
+fsync=off
 pass=()
 for arg in "$@"; do
     case "$arg" in
     --smoke) mode=smoke ;;
     --profile) mode=profile ;;
     --workers) mode=workers ;;
+    --fsync) fsync=on ;;
     *) pass+=("$arg") ;;
     esac
 done
@@ -159,6 +164,8 @@ if [ "$mode" = profile ]; then
     conf+=("pg_stat_statements.track = all" "pg_stat_statements.track_planning = on")
 fi
 conf+=("shared_preload_libraries = '$preload'")
+# scripts/pg_cluster.sh turns fsync off; a later line of postgresql.conf wins.
+[ "$fsync" = on ] && conf+=("fsync = on")
 CLUSTER=$(mktemp -d /tmp/fetchq-bench.XXXXXX)
 PORT=$(PGBIN=$PGBIN scripts/pg_cluster.sh start "$CLUSTER" "${conf[@]}") || die "the cluster did not start"
 export PGHOST=$CLUSTER PGPORT=$PORT PGUSER=postgres PATH=$PGBIN:$PATH
@@ -173,6 +180,6 @@ args=(--ref-sql "$REF_SQL" --out "$OUT/results" --systems "$systems" --command "
 case "$mode" in
 smoke) args+=(--smoke) ;;
 profile) args+=(--profile) ;;
-full) args+=(--doc "$ROOT/docs/benchmarks.md") ;;
+full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
