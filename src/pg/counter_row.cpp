@@ -8,6 +8,7 @@ extern "C" {
 #include "common/int.h"
 #include "nodes/makefuncs.h"
 #include "storage/bufmgr.h"
+#include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -117,6 +118,9 @@ bool update_row(const RowChange* change) {
                                                             const_cast<char*>("counters"), -1),
                                                RowExclusiveLock, false),
                               NoLock);
+    // The caller's privileges, as the UPDATE this replaces would check them.
+    const AclResult acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_UPDATE);
+    if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
     const Oid pkey = RelationGetPrimaryKeyIndex(rel);
     if (!OidIsValid(pkey)) elog(ERROR, "fetchq.counters has no primary key");
     Outcome outcome;
