@@ -4,10 +4,10 @@ extern "C" {
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/table.h"
-#include "catalog/indexing.h"
+#include "catalog/index.h"
 #include "common/int.h"
+#include "executor/executor.h"
 #include "nodes/makefuncs.h"
-#include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
@@ -71,39 +71,52 @@ HeapTuple changed_tuple(Relation rel, HeapTuple old, const RowChange* change) {
 
 enum class Outcome { kUpdated, kMissing, kRetry };
 
-// One attempt: find the row in a fresh snapshot, lock it, update it. A row
-// updated or deleted by a transaction that committed after the snapshot
-// means another attempt.
-Outcome try_update(Relation rel, Oid pkey, const RowChange* change) {
+// The index entry of a tuple that a non-HOT update moved (the table's only
+// index is its primary key on plain columns, see usable()).
+void insert_index_entry(Relation rel, Relation index, HeapTuple tuple) {
+    IndexInfo* info = BuildIndexInfo(index);
+    Datum values[INDEX_MAX_KEYS];
+    bool nulls[INDEX_MAX_KEYS];
+    for (int i = 0; i < info->ii_NumIndexAttrs; ++i)
+        values[i] =
+            heap_getattr(tuple, info->ii_IndexAttrNumbers[i], RelationGetDescr(rel), &nulls[i]);
+    index_insert(index, values, nulls, &tuple->t_self, rel, UNIQUE_CHECK_YES, false, info);
+}
+
+// One attempt: find the row in a fresh snapshot and update it, waiting for
+// a transaction that holds it, as UPDATE does. TM_Ok means the version read
+// was the newest, so the sums are right; a row updated or deleted by a
+// transaction that committed after the snapshot means another attempt.
+Outcome try_update(Relation rel, Relation index, const RowChange* change) {
+    TupleDesc desc = RelationGetDescr(rel);
     Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
     ScanKeyData keys[2];
-    ScanKeyInit(&keys[0], attnum_of(RelationGetDescr(rel), "queue"), BTEqualStrategyNumber,
-                F_TEXTEQ, PointerGetDatum(change->queue));
-    ScanKeyInit(&keys[1], attnum_of(RelationGetDescr(rel), "slot"), BTEqualStrategyNumber, F_INT2EQ,
+    const AttrNumber queue_att = attnum_of(desc, "queue");
+    ScanKeyInit(&keys[0], queue_att, BTEqualStrategyNumber, F_TEXTEQ,
+                PointerGetDatum(change->queue));
+    // ScanKeyInit compares in the C collation; the index is sorted in the
+    // column's.
+    keys[0].sk_collation = TupleDescAttr(desc, queue_att - 1)->attcollation;
+    ScanKeyInit(&keys[1], attnum_of(desc, "slot"), BTEqualStrategyNumber, F_INT2EQ,
                 Int16GetDatum(change->slot));
-    SysScanDesc scan = systable_beginscan(rel, pkey, true, snapshot, 2, keys);
+    SysScanDesc scan = systable_beginscan(rel, RelationGetRelid(index), true, snapshot, 2, keys);
     HeapTuple found = systable_getnext(scan);
     Outcome outcome = Outcome::kMissing;
     if (found) {
-        HeapTupleData locked;
-        locked.t_self = found->t_self;
-        Buffer buffer;
+        ItemPointerData old_tid = found->t_self;
+        HeapTuple updated = changed_tuple(rel, found, change);
         TM_FailureData failure;
-        const TM_Result result =
-            heap_lock_tuple(rel, &locked, GetCurrentCommandId(true), LockTupleNoKeyExclusive,
-                            LockWaitBlock, false, &buffer, &failure);
+        LockTupleMode mode;
+        const TM_Result result = heap_update(rel, &old_tid, updated, GetCurrentCommandId(true),
+                                             InvalidSnapshot, true, &failure, &mode);
         if (result == TM_Ok) {
-            HeapTuple current = heap_copytuple(&locked);
-            ReleaseBuffer(buffer);
-            HeapTuple updated = changed_tuple(rel, current, change);
-            CatalogTupleUpdate(rel, &current->t_self, updated);
+            if (!HeapTupleIsHeapOnly(updated)) insert_index_entry(rel, index, updated);
             outcome = Outcome::kUpdated;
-        } else {
-            ReleaseBuffer(buffer);
-            if (result != TM_Updated && result != TM_Deleted)
-                elog(ERROR, "unexpected result %d locking a row of fetchq.counters",
-                     static_cast<int>(result));
+        } else if (result == TM_Updated || result == TM_Deleted) {
             outcome = Outcome::kRetry;
+        } else {
+            elog(ERROR, "unexpected result %d updating a row of fetchq.counters",
+                 static_cast<int>(result));
         }
     }
     systable_endscan(scan);
@@ -111,6 +124,25 @@ Outcome try_update(Relation rel, Oid pkey, const RowChange* change) {
     return outcome;
 }
 
+// The table as created by the extension: no trigger, no row security, one
+// index (the primary key) on plain columns. Anything else is left to SQL.
+bool usable(Relation rel, Relation* index) {
+    if (rel->trigdesc || rel->rd_rel->relrowsecurity) return false;
+    List* indexes = RelationGetIndexList(rel);
+    const bool one = list_length(indexes) == 1 && linitial_oid(indexes) == rel->rd_pkindex;
+    list_free(indexes);
+    if (!one) return false;
+    *index = index_open(rel->rd_pkindex, RowExclusiveLock);
+    Form_pg_index form = (*index)->rd_index;
+    if (form->indimmediate && !form->indisexclusion && form->indisready &&
+        RelationGetIndexExpressions(*index) == NIL && RelationGetIndexPredicate(*index) == NIL)
+        return true;
+    index_close(*index, RowExclusiveLock);
+    return false;
+}
+
+// Outcome::kMissing also when the table is not usable(): the caller's
+// INSERT ... ON CONFLICT DO UPDATE then adds the changes.
 bool update_row(const RowChange* change) {
     // Changes made earlier in this transaction (metric_set) must be seen.
     CommandCounterIncrement();
@@ -118,13 +150,18 @@ bool update_row(const RowChange* change) {
                                                             const_cast<char*>("counters"), -1),
                                                RowExclusiveLock, false),
                               NoLock);
-    // The caller's privileges, as the UPDATE this replaces would check them.
+    // The caller's privileges, as the UPDATE this replaces would check them,
+    // and a publication's demand for a replica identity.
     const AclResult acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_UPDATE);
     if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
-    const Oid pkey = RelationGetPrimaryKeyIndex(rel);
-    if (!OidIsValid(pkey)) elog(ERROR, "fetchq.counters has no primary key");
-    Outcome outcome;
-    while ((outcome = try_update(rel, pkey, change)) == Outcome::kRetry) CHECK_FOR_INTERRUPTS();
+    CheckCmdReplicaIdentity(rel, CMD_UPDATE);
+    Relation index = nullptr;
+    Outcome outcome = Outcome::kMissing;
+    if (usable(rel, &index)) {
+        while ((outcome = try_update(rel, index, change)) == Outcome::kRetry)
+            CHECK_FOR_INTERRUPTS();
+        index_close(index, RowExclusiveLock);
+    }
     table_close(rel, NoLock);
     return outcome == Outcome::kUpdated;
 }

@@ -1,7 +1,7 @@
 // Adds a transaction's changes to its counter row of fetchq.counters without
-// going through the executor: one index lookup, one tuple lock and a (HOT)
-// update, done at every commit that changed a queue, so its cost is the
-// counters' whole cost on single-document operations.
+// going through the executor: one index lookup and a (HOT) update, done at
+// every commit that changed a queue, so its cost is the counters' whole cost
+// on single-document operations.
 #pragma once
 
 #include <cstdint>
