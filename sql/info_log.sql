@@ -53,9 +53,10 @@ SELECT * FROM fetchq.trace('x', '');
 SELECT * FROM fetchq.trace('x', NULL);
 SELECT * FROM fetchq.trace(NULL);
 
--- notifications: the catalog trigger comes with the extension
+-- notifications: the catalog trigger comes with the extension, and the one
+-- that empties the backends' caches of queue settings
 SELECT tgname, tgfoid::regprocedure, tgenabled FROM pg_trigger
-WHERE tgrelid = 'fetchq.queues'::regclass AND NOT tgisinternal;
+WHERE tgrelid = 'fetchq.queues'::regclass AND NOT tgisinternal ORDER BY tgname;
 
 -- enable / disable: (re)create and drop the two document triggers
 SELECT * FROM fetchq.queue_enable_notify('info_log_a');

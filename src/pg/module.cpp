@@ -2,6 +2,7 @@
 
 #include "pg/fetchq4_quoting.hpp"
 #include "pg/metrics.hpp"
+#include "pg/queue_defaults.hpp"
 #include "pg/postgres.hpp"
 
 extern "C" {
@@ -66,6 +67,7 @@ extern "C" PGDLLEXPORT void _PG_init(void) {
     fetchq::worker::define_settings();
     fetchq::pg::define_fetchq4_quoting();
     fetchq::pg::metrics_register_callbacks();
+    fetchq::pg::queue_defaults_register();
     RegisterXactCallback(on_xact, nullptr);
     if (!fetchq::pg::g_preloaded) return;
     fetchq::worker::request_shared_memory();

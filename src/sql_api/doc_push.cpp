@@ -1,11 +1,13 @@
 // Putting documents into a queue: doc_push (one, or a Fetchq 4 tuple list),
 // doc_push_many, doc_append (generated subject) and doc_upsert.
+#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/tuple_text.hpp"
 #include "pg/args.hpp"
 #include "pg/metrics.hpp"
+#include "pg/queue_defaults.hpp"
 #include "pg/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
@@ -46,36 +48,39 @@ void count_pushed(const std::string& queue, int32_t version, int status, int64_t
     metric_add(queue, status == kStatusPending ? "pnd" : "pln", n);
 }
 
-// One document; 1 when queued, 0 when the subject already exists.
 // Expiry of pushed documents: the given one, else now() + the queue's
-// default_ttl (NULL when the queue has none).
-constexpr const char* kExpirySql =
-    "COALESCE($7, now() + (SELECT q.default_ttl FROM fetchq.queues q WHERE q.name = $8))";
+// default_ttl (none when the queue has none). The scheduler is told.
+std::optional<TimestampTz> expiry_of(const std::string& queue, const TimestampTz* given) {
+    const std::optional<TimestampTz> at =
+        given ? std::optional<TimestampTz>(*given) : default_expiry(queue);
+    if (at) worker::note_due(*at);
+    return at;
+}
 
+// One document; 1 when queued, 0 when the subject already exists.
 int64_t push_one(const std::string& queue, const std::string& subject, int32_t version,
                  int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
-                 const TimestampTz* expires_at = nullptr) {
+                 const TimestampTz* given_expiry = nullptr) {
     check_subject(subject);
     const int status = status_for(next_iteration);
+    const std::optional<TimestampTz> expires_at = expiry_of(queue, given_expiry);
     SPIPlanPtr plan = queue_plan(
         queue, "push",
         [&] {
             return "INSERT INTO " + docs_rel(queue) +
                    " (subject, version, priority, status, next_iteration, payload, created_at,"
-                   " expires_at) VALUES ($1, $2, $3, $4, $5, $6, now(), " +
-                   std::string(kExpirySql) + ") ON CONFLICT (subject) DO NOTHING";
+                   " expires_at) VALUES ($1, $2, $3, $4, $5, $6, now(), $7)"
+                   " ON CONFLICT (subject) DO NOTHING";
         },
-        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID, TIMESTAMPTZOID, TEXTOID});
-    Datum values[8] = {to_text(subject),
+        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID, TIMESTAMPTZOID});
+    Datum values[7] = {to_text(subject),
                        Int32GetDatum(version),
                        Int32GetDatum(priority),
                        Int32GetDatum(status),
                        TimestampTzGetDatum(next_iteration),
                        payload,
-                       TimestampTzGetDatum(expires_at ? *expires_at : 0),
-                       to_text(queue)};
-    char nulls[8] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n',
-                     ' '};
+                       TimestampTzGetDatum(expires_at ? *expires_at : 0)};
+    char nulls[7] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n'};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     count_pushed(queue, version, status, n, next_iteration);
     return n;
@@ -85,29 +90,28 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
 int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, Datum payloads,
                    int32_t version, TimestampTz next_iteration) {
     const int status = status_for(next_iteration);
+    const std::optional<TimestampTz> expires_at = expiry_of(queue, nullptr);
     SPIPlanPtr plan = queue_plan(
         queue, "push_batch",
         [&] {
             return "INSERT INTO " + docs_rel(queue) +
                    " (subject, version, priority, status, next_iteration, payload, created_at,"
                    " expires_at)"
-                   " SELECT d.subject, $4, d.priority, $5, $6, d.payload, now(), " +
-                   std::string(kExpirySql) +
+                   " SELECT d.subject, $4, d.priority, $5, $6, d.payload, now(), $7"
                    " FROM unnest($1::text[], $2::int4[], $3::jsonb[]) AS d(subject, priority, "
                    "payload)"
                    " ON CONFLICT (subject) DO NOTHING";
         },
         {TEXTARRAYOID, INT4ARRAYOID, JSONBARRAYOID, INT4OID, INT4OID, TIMESTAMPTZOID,
-         TIMESTAMPTZOID, TEXTOID});
-    Datum values[8] = {subjects,
+         TIMESTAMPTZOID});
+    Datum values[7] = {subjects,
                        priorities,
                        payloads,
                        Int32GetDatum(version),
                        Int32GetDatum(status),
                        TimestampTzGetDatum(next_iteration),
-                       (Datum)0,
-                       to_text(queue)};
-    const char nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', 'n', ' '};
+                       TimestampTzGetDatum(expires_at ? *expires_at : 0)};
+    const char nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', expires_at ? ' ' : 'n'};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     count_pushed(queue, version, status, n, next_iteration);
     return n;
@@ -157,7 +161,6 @@ Datum doc_push(FunctionCallInfo fcinfo) {
     spi_connect();
     const int64_t n = push_one(queue, subject, version, priority, next_iteration, payload,
                                payload_null, has_expiry ? &expires_at : nullptr);
-    if (n > 0 && has_expiry) worker::note_due(expires_at);
     spi_finish();
     return queued_docs_result(fcinfo, n);
 }

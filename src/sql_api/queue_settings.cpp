@@ -14,6 +14,10 @@
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
+extern "C" {
+#include "utils/inval.h"
+}
+
 namespace fetchq::sql_api {
 namespace {
 
@@ -114,9 +118,24 @@ Datum queue_drop_version(FunctionCallInfo fcinfo) {
     PG_RETURN_BOOL(true);
 }
 
+// queues_changed(): statement trigger of fetchq.queues. Every backend caches
+// queue settings read at each push (src/pg/queue_defaults.hpp); the
+// invalidation it queues empties those caches when the change commits.
+Datum queues_changed(FunctionCallInfo fcinfo) {
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "fetchq.queues_changed() is a trigger function", {},
+                          "It is attached to fetchq.queues by the extension.");
+    const Oid relid =
+        RelationGetRelid(reinterpret_cast<TriggerData*>(fcinfo->context)->tg_relation);
+    pg_call([&] { CacheInvalidateRelcacheByRelid(relid); });
+    return PointerGetDatum(nullptr);
+}
+
 }  // namespace
 }  // namespace fetchq::sql_api
 
+FETCHQ_SQL_FUNCTION(fetchq_queues_changed, fetchq::sql_api::queues_changed)
 FETCHQ_SQL_FUNCTION(fetchq_queue_create_indexes, fetchq::sql_api::queue_create_indexes)
 FETCHQ_SQL_FUNCTION(fetchq_queue_drop_indexes, fetchq::sql_api::queue_drop_indexes)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_max_attempts, fetchq::sql_api::queue_set_max_attempts)

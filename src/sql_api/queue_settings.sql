@@ -21,3 +21,11 @@ AS 'MODULE_PATHNAME', 'fetchq_queue_set_current_version' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.queue_drop_version(queue VARCHAR, version INTEGER,
     OUT was_dropped BOOLEAN)
 AS 'MODULE_PATHNAME', 'fetchq_queue_drop_version' LANGUAGE C VOLATILE;
+
+-- Empties every backend's cache of queue settings (src/pg/queue_defaults.hpp)
+-- when a change of fetchq.queues commits, however it was made.
+CREATE FUNCTION fetchq.queues_changed() RETURNS trigger
+AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;
+
+CREATE TRIGGER fetchq_queues_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+    ON fetchq.queues FOR EACH STATEMENT EXECUTE FUNCTION fetchq.queues_changed();
