@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side-by-side benchmarks of fetchq, in one command, from a clean checkout:
-#   bench/run.sh            full run (~10 min on 2 CPUs): writes docs/benchmarks.md
+#   bench/run.sh            full run (~11 min on 2 CPUs): writes docs/benchmarks.md
 #                           (the block between its results markers) and docs/benchmarks.png
 #   bench/run.sh --smoke    every scenario once, a few hundred transactions, checked
 #                           (about 10 s once built);
@@ -22,7 +22,8 @@
 # It builds fetchq, installs it into a private copy of the system's PostgreSQL 15
 # (build/bench/pgroot), starts a throwaway cluster with
 # shared_preload_libraries = 'fetchq' (the workers run, as in production), and
-# runs pgbench against four databases on it: the floor (bench/floor.sql), the
+# runs pgbench against five databases on it: the floor (bench/floor.sql), the floor
+# with counters (bench/floor_counted.sql), the
 # reference Fetchq 4 (npm fetchq@4.1.1, fetched at bench time, never committed),
 # PgQ (Debian postgresql-15-pgq3, installed with apt-get when missing and
 # available) and the extension. BENCH_NO_INSTALL=1: install no package.
