@@ -19,6 +19,7 @@ inline constexpr const char* kInvalidDatetimeFormat = "22007";
 inline constexpr const char* kNullValueNotAllowed = "22004";
 inline constexpr const char* kFeatureNotSupported = "0A000";
 inline constexpr const char* kInternalError = "XX000";
+inline constexpr const char* kInsufficientPrivilege = "42501";
 }  // namespace sqlstate
 
 class Error : public std::runtime_error {

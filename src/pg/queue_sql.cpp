@@ -4,6 +4,11 @@
 #include "core/queue_name.hpp"
 #include "pg/metrics.hpp"
 
+extern "C" {
+#include "utils/acl.h"
+#include "utils/plancache.h"
+}
+
 namespace fetchq::pg {
 
 std::string docs_rel(std::string_view queue) {
@@ -22,14 +27,75 @@ void throw_queue_missing(std::string_view queue) {
                       "Create it with fetchq.queue_create('" + std::string(queue) + "').");
 }
 
+namespace {
+
+// True when the error was raised while our own statement was analysed (its
+// text is the error's internal query): a relation missing there is the
+// queue's table. A relation missing in a trigger or function of the queue's
+// owner names the owner's statement instead, and keeps its own message.
+bool raised_by_statement(const PgError& e, SPIPlanPtr plan) {
+    const ErrorData* data = e.data();
+    if (data == nullptr || data->internalquery == nullptr) return false;
+    return pg_call([&] {
+        List* sources = SPI_plan_get_plan_sources(plan);
+        if (sources == NIL) return false;
+        const auto* source = static_cast<const CachedPlanSource*>(linitial(sources));
+        return strcmp(source->query_string, data->internalquery) == 0;
+    });
+}
+
+// One more context line, under the ones PostgreSQL wrote: which queue.
+void add_queue_context(const PgError& e, std::string_view queue) {
+    ErrorData* data = e.data();
+    if (data == nullptr) return;
+    const std::string line = "fetchq queue \"" + std::string(queue) + "\"";
+    const char* text = line.c_str();
+    pg_call([&] {
+        data->context = data->context ? psprintf("%s\n%s", data->context, text) : pstrdup(text);
+    });
+}
+
+}  // namespace
+
 uint64_t queue_execute(std::string_view queue, SPIPlanPtr plan, const Datum* values,
                        const char* nulls, bool read_only, long count) {
     try {
         return spi_execute(plan, values, nulls, read_only, count);
     } catch (const PgError& e) {
-        if (e.sqlerrcode() == ERRCODE_UNDEFINED_TABLE) throw_queue_missing(queue);
+        if (e.sqlerrcode() == ERRCODE_UNDEFINED_TABLE && raised_by_statement(e, plan))
+            throw_queue_missing(queue);
+        add_queue_context(e, queue);
         throw;
     }
+}
+
+Oid queue_owner_or_invalid(std::string_view queue) {
+    return table_owner("fetchq_data", core::docs_table(queue).c_str());
+}
+
+void require_queue_owner(std::string_view queue) {
+    const Oid owner = queue_owner_or_invalid(queue);
+    if (!OidIsValid(owner)) throw_queue_missing(queue);
+    if (pg_call([&] { return has_privs_of_role(GetUserId(), owner); })) return;
+    const char* role = pg_call([&] { return GetUserNameFromId(owner, true); });
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "must be owner of queue \"" + std::string(queue) + "\"",
+                      "The tables of queue \"" + std::string(queue) + "\" are owned by role \"" +
+                          std::string(role ? role : "?") + "\".",
+                      "Only that role (or a member of it, or a superuser) may drop, truncate or "
+                      "change the queue.");
+}
+
+Oid queue_owner_for_update(std::string_view queue) {
+    const std::string name = core::docs_table(queue);
+    const Oid owner = table_owner("fetchq_data", name.c_str());
+    if (!OidIsValid(owner)) throw_queue_missing(queue);
+    pg_call([&] {
+        const Oid relid = get_relname_relid(name.c_str(), get_namespace_oid("fetchq_data", false));
+        const AclResult acl = pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE);
+        if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, name.c_str());
+    });
+    return owner;
 }
 
 bool queue_exists(std::string_view queue) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pg/as_user.hpp"
 #include "pg/spi.hpp"
 
 namespace fetchq::pg {
@@ -37,6 +38,23 @@ void require_queue(std::string_view queue);
 // Names of every registered queue, in name order.
 std::vector<std::string> all_queue_names();
 
+// The role that owns the queue's documents table; InvalidOid when the queue
+// has no tables.
+Oid queue_owner_or_invalid(std::string_view queue);
+
+// Raises 42501 unless the current user has the privileges of the role that
+// owns the queue's tables ("queue does not exist" when it has none): what it
+// takes to drop, truncate or change a queue, however a role asks for it.
+void require_queue_owner(std::string_view queue);
+
+// Runs f as the owner of the queue's tables (pg/as_user.hpp) once the caller
+// is known to have UPDATE on its documents: a superuser's maintenance call
+// never runs an owner's triggers with superuser rights, and a role without
+// rights on the queue is refused as before.
+template <typename F>
+void as_queue_owner(std::string_view queue, F&& f);
+Oid queue_owner_for_update(std::string_view queue);
+
 // Forgets every cached plan and pending counter of a queue being dropped.
 void queue_forget(std::string_view queue);
 
@@ -50,6 +68,11 @@ SPIPlanPtr queue_plan(std::string_view queue, std::string_view name, Build&& bui
         if (e.sqlerrcode() == ERRCODE_UNDEFINED_TABLE) throw_queue_missing(queue);
         throw;
     }
+}
+
+template <typename F>
+void as_queue_owner(std::string_view queue, F&& f) {
+    as_user(queue_owner_for_update(queue), f);
 }
 
 }  // namespace fetchq::pg

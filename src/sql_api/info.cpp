@@ -59,6 +59,8 @@ std::vector<std::string> unregister_all_queues() {
 // EXTENSION fetchq CASCADE removes it.
 Datum destroy(FunctionCallInfo fcinfo) {
     spi_connect();
+    // All or nothing: only a role that owns every queue destroys them all.
+    for (const std::string& queue : all_queue_names()) require_queue_owner(queue);
     for (const std::string& queue : unregister_all_queues()) {
         drop_queue_tables(queue);
         queue_forget(queue);

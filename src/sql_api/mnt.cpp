@@ -1,7 +1,9 @@
 // Document maintenance on demand: mnt_make_pending, mnt_reschedule_orphans,
 // mnt_mark_dead, mnt_run and mnt_run_all. The work is the scheduler's task
 // code (src/worker/tasks.hpp); these functions parse the arguments, hold the
-// SPI connection the tasks expect and shape the result.
+// SPI connection the tasks expect and shape the result. Each queue is
+// maintained as its owner, restricted (pg::as_queue_owner), as the scheduler
+// does: a superuser's call never runs an owner's triggers as superuser.
 #include <string>
 #include <vector>
 
@@ -23,7 +25,8 @@ Datum run_task(FunctionCallInfo fcinfo, Task task) {
     std::string queue = arg_queue(fcinfo, 0);
     const int32_t limit = arg_limit(fcinfo, 1, "limit");
     spi_connect();
-    const int64_t n = task(queue, limit);
+    int64_t n = 0;
+    as_queue_owner(queue, [&] { n = task(queue, limit); });
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -50,7 +53,8 @@ Datum mnt_run(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     const int32_t limit = arg_limit(fcinfo, 1, "limit");
     spi_connect();
-    const worker::MaintenanceCounts counts = worker::maintain_queue(queue, limit);
+    worker::MaintenanceCounts counts;
+    as_queue_owner(queue, [&] { counts = worker::maintain_queue(queue, limit); });
     spi_finish();
     Datum values[3];
     bool nulls[3] = {false, false, false};
@@ -64,7 +68,8 @@ Datum mnt_run_all(FunctionCallInfo fcinfo) {
     begin_rows(fcinfo);
     spi_connect();
     for (const std::string& queue : all_queue_names()) {
-        const worker::MaintenanceCounts counts = worker::maintain_queue(queue, limit);
+        worker::MaintenanceCounts counts;
+        as_queue_owner(queue, [&] { counts = worker::maintain_queue(queue, limit); });
         Datum values[4];
         bool nulls[4] = {false, false, false, false};
         values[0] = to_text(queue);

@@ -143,14 +143,19 @@ bool run_task(const Job& job) {
     }
     if (t != "mnt" && t != "drp" && t != "sts" && t != "cmp") return false;
     core::check_queue_name(job.queue, "queue");
-    if (t == "mnt") {
-        worker::maintain_queue(job.queue, task_limit(job));
-    } else if (t == "drp") {
-        call_on_queue("job_drp_metrics", "SELECT * FROM fetchq.queue_drop_metrics($1)", job.queue);
-        call_on_queue("job_drp_logs", "SELECT * FROM fetchq.queue_drop_logs($1)", job.queue);
-    } else if (t == "sts") {
-        call_on_queue("job_sts", "SELECT * FROM fetchq.metric_snap($1)", job.queue);
-    }
+    // As the queue's owner, restricted: a superuser's mnt() never runs an
+    // owner's triggers as superuser.
+    as_queue_owner(job.queue, [&] {
+        if (t == "mnt") {
+            worker::maintain_queue(job.queue, task_limit(job));
+        } else if (t == "drp") {
+            call_on_queue("job_drp_metrics", "SELECT * FROM fetchq.queue_drop_metrics($1)",
+                          job.queue);
+            call_on_queue("job_drp_logs", "SELECT * FROM fetchq.queue_drop_logs($1)", job.queue);
+        } else if (t == "sts") {
+            call_on_queue("job_sts", "SELECT * FROM fetchq.metric_snap($1)", job.queue);
+        }
+    });
     // "cmp" (compute metrics) was planned by Fetchq 4 but never did anything:
     // it stays a no-op job that is only rescheduled.
     return true;

@@ -107,6 +107,7 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     const bool empty = PG_NARGS() > 1 ? arg_bool(fcinfo, 1, "empty") : false;
     spi_connect();
+    require_queue_owner(queue);
     truncate_queue(queue, empty);
     spi_finish();
     PG_RETURN_BOOL(true);
@@ -117,10 +118,14 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
 Datum queue_truncate_all(FunctionCallInfo fcinfo) {
     const bool empty = PG_NARGS() > 0 ? arg_bool(fcinfo, 0, "empty") : false;
     spi_connect();
+    const std::vector<std::string> queues = all_queue_names();
+    // All or nothing: only a role that owns every queue empties them all.
+    for (const std::string& queue : queues) require_queue_owner(queue);
     if (empty)
         spi_execute_text(
-            "TRUNCATE fetchq.counters, fetchq.custom_counters, fetchq.metrics_writes RESTART IDENTITY");
-    for (const std::string& queue : all_queue_names()) truncate_queue(queue, empty);
+            "TRUNCATE fetchq.counters, fetchq.custom_counters, fetchq.metrics_writes RESTART "
+            "IDENTITY");
+    for (const std::string& queue : queues) truncate_queue(queue, empty);
     spi_finish();
     PG_RETURN_BOOL(true);
 }

@@ -90,6 +90,9 @@ Datum queue_create(FunctionCallInfo fcinfo) {
 Datum queue_drop(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    // A catalog row without tables is anybody's to remove (queue_create
+    // would make it whole for them); a queue with tables is its owner's.
+    if (OidIsValid(queue_owner_or_invalid(queue))) require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", "queue_unregister",
         [] { return std::string("DELETE FROM fetchq.queues WHERE name = $1 RETURNING id"); },
@@ -117,6 +120,26 @@ Datum queue_drop(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
+// The scheduler's record of a temporary queue, in a table that only its
+// owner (the extension's) may write: inserted as that owner, restricted.
+void register_temporary(const std::string& queue, int64_t key) {
+    const Oid registry_owner = table_owner("fetchq", "temporary_queues");
+    if (!OidIsValid(registry_owner))
+        throw core::Error(
+            core::sqlstate::kUndefinedObject, "table fetchq.temporary_queues does not exist", {},
+            "Reinstall the extension: DROP EXTENSION fetchq; CREATE EXTENSION fetchq;");
+    const Oid creator = pg_call([] { return GetUserId(); });
+    SPIPlanPtr plan = cached_plan("", "queue_register_temporary",
+                                  [] {
+                                      return std::string(
+                                          "INSERT INTO fetchq.temporary_queues (name, "
+                                          "session_key, created_by) VALUES ($1, $2, $3)");
+                                  },
+                                  {TEXTOID, INT8OID, OIDOID});
+    Datum values[3] = {to_text(queue), Int64GetDatum(key), ObjectIdGetDatum(creator)};
+    as_user(registry_owner, [&] { spi_execute(plan, values, nullptr, false); });
+}
+
 // queue_create_temporary(): a queue owned by this session, with unlogged
 // tables, dropped by the scheduler soon after the session ends.
 Datum queue_create_temporary(FunctionCallInfo fcinfo) {
@@ -136,6 +159,7 @@ Datum queue_create_temporary(FunctionCallInfo fcinfo) {
     Datum values[2] = {to_text(queue), Int64GetDatum(key)};
     spi_execute(own, values, nullptr, false);
     create_queue_tables(queue, /*unlogged=*/true);
+    register_temporary(queue, key);
     notify("fetchq_queue_create", queue);
     spi_finish();
     worker::watch_session_end();

@@ -164,6 +164,7 @@ Datum queue_set_logs_retention(FunctionCallInfo fcinfo) {
                     "argument retention is longer than 25 characters", {},
                     "Write the duration in a shorter form, such as '36h' or '7d'.");
     spi_connect();
+    require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", "queue_set_logs_retention",
         [] { return std::string("UPDATE fetchq.queues SET logs_retention = $2 WHERE name = $1"); },
@@ -186,6 +187,7 @@ Datum queue_set_default_ttl(FunctionCallInfo fcinfo) {
         throw Error(sqlstate::kInvalidParameterValue, "argument ttl must be positive", {},
                     "Pass a duration such as '10m' or '1 day', or NULL for no expiry.");
     spi_connect();
+    require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", "queue_set_default_ttl",
         [] { return std::string("UPDATE fetchq.queues SET default_ttl = $2 WHERE name = $1"); },
@@ -203,6 +205,7 @@ Datum queue_set_metrics_retention(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     Datum config = parse_jsonb(arg_text(fcinfo, 1, "retention"), "retention");
     spi_connect();
+    require_queue_owner(queue);
     retention_rules(config, "argument retention");
     SPIPlanPtr plan = cached_plan(
         "", "queue_set_metrics_retention",

@@ -35,6 +35,7 @@ Datum queue_create_indexes(FunctionCallInfo fcinfo) {
     }
     spi_connect();
     require_queue(queue);
+    require_queue_owner(queue);
     create_queue_indexes(queue);
     spi_finish();
     PG_RETURN_BOOL(true);
@@ -46,6 +47,7 @@ Datum queue_drop_indexes(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
     require_queue(queue);
+    require_queue_owner(queue);
     drop_queue_indexes(queue);
     spi_finish();
     PG_RETURN_BOOL(true);
@@ -57,6 +59,7 @@ Datum queue_drop_indexes(FunctionCallInfo fcinfo) {
 Datum set_queue_int(FunctionCallInfo fcinfo, const std::string& queue, const char* plan_name,
                     const char* column, int32_t value) {
     spi_connect();
+    require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", plan_name,
         [&] { return std::string("UPDATE fetchq.queues SET ") + column + " = $2 WHERE name = $1"; },

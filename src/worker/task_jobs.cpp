@@ -16,11 +16,18 @@ std::vector<PeriodicJob> claim_due_jobs(int32_t limit) {
         "", "claim_due_jobs",
         [] {
             // Rescheduled when claimed: a failing job is retried after its
-            // delay, never in a loop.
+            // delay, never in a loop. A delay that is not a plain duration
+            // takes the task's default, and none is shorter than a second:
+            // a job row written by a queue's owner can neither fail this
+            // statement for every queue nor keep the scheduler busy.
             return std::string(
                 "UPDATE fetchq.jobs AS j SET last_iteration = now(), iterations = j.iterations + 1,"
-                " attempts = 0, next_iteration = now() + COALESCE(j.settings->>'delay',"
-                " CASE j.task WHEN 'lgp' THEN '3s' WHEN 'sts' THEN '5m' ELSE '10m' END)::interval"
+                " attempts = 0, next_iteration = now() + GREATEST(interval '1 second',"
+                " CASE WHEN j.settings->>'delay' ~ '^[0-9]{1,6} ?(ms|s|m|h|d)$'"
+                " THEN (j.settings->>'delay')::interval"
+                " ELSE (CASE j.task WHEN 'lgp' THEN '3s' WHEN 'sts' THEN '5m' ELSE '10m' "
+                "END)::interval"
+                " END)"
                 " WHERE j.id = ANY (ARRAY(SELECT id FROM fetchq.jobs"
                 " WHERE task IN ('sts', 'drp', 'lgp') AND next_iteration <= now()"
                 " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))"

@@ -60,14 +60,15 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
 }
 
 std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live) {
-    SPIPlanPtr plan =
-        cached_plan("", "ended_temporary_queues",
-                    [] {
-                        return std::string(
-                            "SELECT name::text FROM fetchq.queues WHERE owner_session IS NOT NULL"
-                            " AND owner_session <> ALL ($1) ORDER BY name");
-                    },
-                    {INT8ARRAYOID});
+    SPIPlanPtr plan = cached_plan("", "ended_temporary_queues",
+                                  [] {
+                                      // Not fetchq.queues.owner_session: a role with UPDATE
+                                      // on the catalog could point it at another's queue.
+                                      return std::string(
+                                          "SELECT name::text FROM fetchq.temporary_queues"
+                                          " WHERE session_key <> ALL ($1) ORDER BY name");
+                                  },
+                                  {INT8ARRAYOID});
     Datum keys = key_array(live);
     const uint64_t n = spi_execute(plan, &keys, nullptr, true);
     std::vector<std::string> names;

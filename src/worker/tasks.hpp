@@ -55,7 +55,8 @@ int64_t expire_documents(std::string_view queue, int32_t limit);
 int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>& live,
                               int32_t limit);
 
-// Temporary queues whose owning session is not in `live`.
+// Temporary queues (fetchq.temporary_queues, which only the extension's
+// owner writes) whose owning session is not in `live`.
 std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live);
 // Drops a queue through fetchq.queue_drop (as the caller's current user).
 void drop_queue_by_sql(std::string_view queue);

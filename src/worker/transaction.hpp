@@ -7,30 +7,28 @@
 #include <exception>
 #include <string>
 
+#include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/postgres.hpp"
 
 namespace fetchq::worker {
 
-// Runs f with a snapshot, as `user` when valid (restricted as autovacuum runs
-// index functions: SECURITY_RESTRICTED_OPERATION), else as the worker's user.
+// Runs f with a snapshot, as `user` when valid (pg/as_user.hpp: restricted,
+// with its own GUC nest level, so nothing the user's triggers set outlives
+// the unit), else as the worker's user.
 template <typename F>
 bool in_transaction(Oid user, F&& f, std::string* error) {
-    Oid saved_user = InvalidOid;
-    int saved_context = 0;
     try {
         pg::pg_call([&] {
             SetCurrentStatementStartTimestamp();
             StartTransactionCommand();
             PushActiveSnapshot(GetTransactionSnapshot());
-            GetUserIdAndSecContext(&saved_user, &saved_context);
-            if (OidIsValid(user))
-                SetUserIdAndSecContext(user, saved_context | SECURITY_RESTRICTED_OPERATION |
-                                                 SECURITY_LOCAL_USERID_CHANGE);
         });
-        f();
+        if (OidIsValid(user))
+            pg::as_user(user, f);
+        else
+            f();
         pg::pg_call([&] {
-            SetUserIdAndSecContext(saved_user, saved_context);
             PopActiveSnapshot();
             CommitTransactionCommand();
         });
@@ -38,7 +36,8 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
     } catch (const std::exception& e) {
         *error = e.what();
     }
-    // Abort restores the user id and releases SPI, snapshots and locks.
+    // Abort restores the user id and the settings, and releases SPI,
+    // snapshots and locks.
     AbortOutOfAnyTransaction();
     return false;
 }
