@@ -221,9 +221,9 @@ qdb "$squat" "CREATE SCHEMA fetchq; GRANT CREATE ON SCHEMA fetchq TO sec_mallory
 out=$(psql -X -q -v ON_ERROR_STOP=1 -d "$squat" -c "CREATE EXTENSION fetchq" 2>&1 || true)
 check_has "CREATE EXTENSION refuses a schema fetchq that sec_mallory may create objects in" \
     "$out" 'lets role "sec_mallory" create objects'
-qdb "$squat" "DROP SCHEMA fetchq"
 check "CREATE EXTENSION works once the schema is gone" \
-    "$(qdb "$squat" "CREATE EXTENSION fetchq; SELECT nspowner::regrole FROM pg_namespace WHERE nspname = 'fetchq'")" \
+    "$(qdb "$squat" "DROP SCHEMA fetchq; CREATE EXTENSION fetchq;
+                     SELECT nspowner::regrole FROM pg_namespace WHERE nspname = 'fetchq'" 2>&1)" \
     postgres
 out=$(as sec_mallory "$squat" "CREATE FUNCTION fetchq.planted() RETURNS int LANGUAGE sql AS 'SELECT 1'")
 check_has "sec_mallory cannot plant objects in the installed schemas" "$out" "permission denied"
