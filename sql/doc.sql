@@ -56,10 +56,12 @@ SELECT was_created FROM fetchq.queue_create('doc_r');
 UPDATE fetchq.queues SET max_attempts = 2 WHERE name = 'doc_r';
 SELECT fetchq.doc_push('doc_r', 'r1');
 SELECT fetchq.doc_reject('doc_r', 'r1', 'not active yet', '{}');
-SELECT subject, attempts FROM fetchq.doc_pick('doc_r', 0, 1, '0s');
+SELECT subject, attempts FROM fetchq.doc_pick('doc_r', 0, 1, '1s');
 SELECT fetchq.doc_reject('doc_r', 'r1', 'first failure', '{"try": 1}');
 SELECT status, attempts, iterations FROM fetchq_data.doc_r__docs WHERE subject = 'r1';
-SELECT subject, attempts FROM fetchq.doc_pick('doc_r', 0, 1, '0s');
+-- a rejected document waits for the end of its lock: end it now
+UPDATE fetchq_data.doc_r__docs SET next_iteration = now() WHERE subject = 'r1';
+SELECT subject, attempts FROM fetchq.doc_pick('doc_r', 0, 1, '1s');
 SELECT fetchq.doc_reject('doc_r', 'r1', 'second ''failure'' ü', '{"try": 2}', 'ref-42');
 SELECT status, attempts, iterations FROM fetchq_data.doc_r__docs WHERE subject = 'r1';
 SELECT fetchq.doc_reject('doc_r', 'r1', 'not active any more', '{}');

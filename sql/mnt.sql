@@ -247,7 +247,9 @@ SELECT subject, status, attempts FROM fetchq_data.mnt_q2__docs ORDER BY subject;
 UPDATE fetchq.jobs SET attempts = 5, next_iteration = now() - interval '1 second'
 WHERE queue = 'mnt_missing';
 SELECT * FROM fetchq.mnt_job_run('1s', 10);
-SELECT fetchq.mnt_job_reschedule(id, '0s') FROM fetchq.jobs WHERE queue = 'mnt_missing';
+SELECT fetchq.mnt_job_reschedule(id, '1ms') FROM fetchq.jobs WHERE queue = 'mnt_missing';
+SELECT attempts FROM fetchq.jobs WHERE queue = 'mnt_missing';
+UPDATE fetchq.jobs SET next_iteration = now() - interval '1 second' WHERE queue = 'mnt_missing';
 SELECT task, queue, attempts FROM fetchq.mnt_job_pick('1h', 10);
 
 -- Errors.

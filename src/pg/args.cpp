@@ -108,4 +108,23 @@ Interval* arg_duration(FunctionCallInfo fcinfo, int i, const char* name) {
     return parse_duration_or_throw(arg_text(fcinfo, i, name), name);
 }
 
+Interval* parse_positive_duration_or_throw(const std::string& text, const char* name) {
+    Interval* iv = parse_duration_or_throw(text, name);
+    // Compared as PostgreSQL compares intervals (a month is 30 days).
+    const bool positive = pg_call([&] {
+        Interval zero{};
+        return DatumGetBool(
+            DirectFunctionCall2(interval_gt, IntervalPGetDatum(iv), IntervalPGetDatum(&zero)));
+    });
+    if (!positive)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          std::string("argument ") + name + " must be longer than zero", {},
+                          "Pass a positive duration, such as '30s' or '5m'.");
+    return iv;
+}
+
+Interval* arg_positive_duration(FunctionCallInfo fcinfo, int i, const char* name) {
+    return parse_positive_duration_or_throw(arg_text(fcinfo, i, name), name);
+}
+
 }  // namespace fetchq::pg

@@ -31,6 +31,9 @@ std::string arg_queue(FunctionCallInfo fcinfo, int i, const char* name = "queue"
 // Interval palloc'd in the current memory context.
 Interval* arg_duration(FunctionCallInfo fcinfo, int i, const char* name);
 Interval* parse_duration_or_throw(const std::string& text, const char* name);
+// The same for a lock or a delay, which must be longer than zero (22023).
+Interval* arg_positive_duration(FunctionCallInfo fcinfo, int i, const char* name);
+Interval* parse_positive_duration_or_throw(const std::string& text, const char* name);
 
 [[noreturn]] void throw_null_argument(const char* name);
 

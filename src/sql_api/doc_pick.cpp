@@ -61,14 +61,14 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
                 limit = arg_limit(fcinfo, 1, "limit");
                 lock = parse_duration_or_throw(kDefaultLock, "duration");
             } else {
-                lock = arg_duration(fcinfo, 1, "duration");
+                lock = arg_positive_duration(fcinfo, 1, "duration");
             }
             break;
         }
         default:
             version = arg_int(fcinfo, 1, "version");
             limit = arg_limit(fcinfo, 2, "limit");
-            lock = arg_duration(fcinfo, 3, "duration");
+            lock = arg_positive_duration(fcinfo, 3, "duration");
             session_bound = PG_NARGS() > 4 && arg_bool(fcinfo, 4, "session_bound");
             break;
     }

@@ -27,6 +27,10 @@ int status_for(TimestampTz next_iteration) {
 }
 
 void check_subject(const std::string& subject) {
+    if (subject.empty())
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument subject must not be empty", {},
+                          "Give every document a subject of 1 to 50 characters.");
     const char* s = subject.c_str();
     int len = static_cast<int>(subject.size());
     int chars = pg_call([&] { return pg_mbstrlen_with_len(s, len); });
@@ -35,6 +39,20 @@ void check_subject(const std::string& subject) {
                           "The subject exceeds 50 characters limit",
                           "The subject has " + std::to_string(chars) + " characters.",
                           "Use a subject of at most 50 characters.");
+}
+
+// Every element of a text[] of subjects, as check_subject.
+void check_subjects(ArrayType* subjects) {
+    Datum* elems = nullptr;
+    int n = 0;
+    pg_call([&] {
+        deconstruct_array(subjects, TEXTOID, -1, false, TYPALIGN_INT, &elems, nullptr, &n);
+    });
+    for (int i = 0; i < n; ++i) {
+        const Datum elem = elems[i];
+        const char* subject = pg_call([&] { return TextDatumGetCString(elem); });
+        check_subject(subject);
+    }
 }
 
 void count_pushed(const std::string& queue, int32_t version, int status, int64_t n,
@@ -237,6 +255,7 @@ Datum doc_push_many(FunctionCallInfo fcinfo) {
         throw core::Error(core::sqlstate::kNullValueNotAllowed,
                           "argument subjects must not contain null elements", {},
                           "Give every document a subject.");
+    check_subjects(subjects);
     Datum payloads;
     if (arg_is_null(fcinfo, 2)) {
         payloads = pg_call([&] {

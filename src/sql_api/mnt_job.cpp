@@ -34,7 +34,9 @@ constexpr int32_t kDefaultJobLimit = 1;
 constexpr int32_t kDefaultTaskLimit = 100;
 
 // Columns 1..9 are mnt_job_pick's result; 10..12 the settings mnt_job_run
-// reads. Jobs come in id order, so a round runs them in a stable order.
+// reads. Jobs come in id order, so a round runs them in a stable order. Due
+// means strictly before now(), as in Fetchq 4: a job made in the same
+// transaction (next_iteration = now()) waits for a later one.
 SPIPlanPtr pick_plan() {
     return cached_plan(
         "", "mnt_job_pick",
@@ -43,7 +45,7 @@ SPIPlanPtr pick_plan() {
                 "WITH picked AS (UPDATE fetchq.jobs AS j SET next_iteration = now() + $1,"
                 " attempts = j.attempts + 1"
                 " WHERE j.id = ANY (ARRAY(SELECT id FROM fetchq.jobs"
-                " WHERE attempts < 5 AND next_iteration <= now()"
+                " WHERE attempts < 5 AND next_iteration < now()"
                 " ORDER BY next_iteration, attempts LIMIT $2 FOR UPDATE SKIP LOCKED))"
                 " RETURNING j.id, j.task, j.queue, j.attempts, j.iterations, j.next_iteration,"
                 " j.last_iteration, j.settings, j.payload, j.settings ->> 'limit',"
@@ -229,9 +231,11 @@ struct RunResult {
 bool run_job(const Job& job) {
     Interval* delay = nullptr;
     try {
-        delay = parse_duration_or_throw(job.delay.value_or(kDefaultDelay), "settings.delay");
+        delay =
+            parse_positive_duration_or_throw(job.delay.value_or(kDefaultDelay), "settings.delay");
         if (job.duration)
-            extend_lock(job.id, parse_duration_or_throw(*job.duration, "settings.duration"));
+            extend_lock(job.id,
+                        parse_positive_duration_or_throw(*job.duration, "settings.duration"));
         if (job.task == "mnt") task_limit(job);
     } catch (const core::Error& e) {
         warn((describe(job) + " has invalid settings").c_str(), e.what(),
@@ -262,7 +266,7 @@ RunResult run_due_jobs(Interval* lock, int32_t limit) {
 
 // mnt_job_pick(lock_duration, limit) -> the due jobs, now locked.
 Datum mnt_job_pick(FunctionCallInfo fcinfo) {
-    Interval* lock = arg_duration(fcinfo, 0, "lock_duration");
+    Interval* lock = arg_positive_duration(fcinfo, 0, "lock_duration");
     const int32_t limit = arg_limit(fcinfo, 1, "limit");
     begin_rows(fcinfo);
     spi_connect();
@@ -275,7 +279,7 @@ Datum mnt_job_pick(FunctionCallInfo fcinfo) {
 // mnt_job_reschedule(id, delay) -> success: false when no job has this id.
 Datum mnt_job_reschedule(FunctionCallInfo fcinfo) {
     const int32_t id = arg_int(fcinfo, 0, "id");
-    Interval* delay = arg_duration(fcinfo, 1, "delay");
+    Interval* delay = arg_positive_duration(fcinfo, 1, "delay");
     spi_connect();
     const bool found = reschedule(id, delay);
     spi_finish();
@@ -287,7 +291,7 @@ Datum mnt_job_run(FunctionCallInfo fcinfo) {
     Interval* lock = nullptr;
     int32_t limit = kDefaultJobLimit;
     if (PG_NARGS() == 2) {
-        lock = arg_duration(fcinfo, 0, "lock_duration");
+        lock = arg_positive_duration(fcinfo, 0, "lock_duration");
         limit = arg_limit(fcinfo, 1, "limit");
     } else {
         lock = parse_duration_or_throw(kDefaultLock, "lock_duration");
@@ -321,7 +325,7 @@ void make_queue_jobs_due() {
 // which left one behind whenever a global job was due too; here the round
 // takes every due job.
 Datum mnt(FunctionCallInfo fcinfo) {
-    Interval* lock = PG_NARGS() == 1 ? arg_duration(fcinfo, 0, "lock_duration")
+    Interval* lock = PG_NARGS() == 1 ? arg_positive_duration(fcinfo, 0, "lock_duration")
                                      : parse_duration_or_throw(kDefaultLock, "lock_duration");
     spi_connect();
     make_queue_jobs_due();

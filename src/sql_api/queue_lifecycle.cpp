@@ -1,5 +1,7 @@
 // queue_create, queue_drop, queue_get_id: a queue's catalog row, its three
 // tables and its maintenance jobs come and go together.
+#include <optional>
+
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
 #include "pg/queue_ddl.hpp"
@@ -13,8 +15,24 @@ namespace {
 
 using namespace fetchq::pg;
 
-// Inserts the catalog row; returns its id and whether it is new.
+// The id of a registered queue; nullopt when it has no catalog row.
+std::optional<int32_t> registered_id(const std::string& queue) {
+    SPIPlanPtr select = cached_plan(
+        "", "queue_id", [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    if (spi_execute(select, &name, nullptr, true, 1) != 1) return std::nullopt;
+    return static_cast<int32_t>(spi_int(0, 1));
+}
+
+// Inserts the catalog row; returns its id and whether it is new. An existing
+// queue is looked up first, so that asking again consumes no id (the
+// sequence's default is drawn before ON CONFLICT sees the duplicate).
 int32_t register_queue(const std::string& queue, bool* created) {
+    if (std::optional<int32_t> id = registered_id(queue)) {
+        *created = false;
+        return *id;
+    }
     SPIPlanPtr insert =
         cached_plan("", "queue_register",
                     [] {
@@ -28,12 +46,11 @@ int32_t register_queue(const std::string& queue, bool* created) {
         *created = true;
         return static_cast<int32_t>(spi_int(0, 1));
     }
+    // Created concurrently since the lookup.
     *created = false;
-    SPIPlanPtr select = cached_plan(
-        "", "queue_id", [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); },
-        {TEXTOID});
-    if (spi_execute(select, &name, nullptr, true, 1) != 1) throw_queue_missing(queue);
-    return static_cast<int32_t>(spi_int(0, 1));
+    std::optional<int32_t> id = registered_id(queue);
+    if (!id) throw_queue_missing(queue);
+    return *id;
 }
 
 bool docs_table_exists(const std::string& queue) {
@@ -171,14 +188,10 @@ Datum queue_create_temporary(FunctionCallInfo fcinfo) {
 Datum queue_get_id(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
-    SPIPlanPtr select = cached_plan(
-        "", "queue_id", [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); },
-        {TEXTOID});
-    Datum name = to_text(queue);
-    if (spi_execute(select, &name, nullptr, true, 1) != 1) throw_queue_missing(queue);
-    const int64_t id = spi_int(0, 1);
+    std::optional<int32_t> id = registered_id(queue);
+    if (!id) throw_queue_missing(queue);
     spi_finish();
-    PG_RETURN_INT64(id);
+    PG_RETURN_INT64(*id);
 }
 
 }  // namespace

@@ -56,6 +56,15 @@ SELECT * FROM fetchq.doc_reschedule('compat_dc_missing', 'a', now(), '{}');
 SELECT * FROM fetchq.doc_reject('compat_dc_missing', 'a', 'msg', '{}');
 SELECT * FROM fetchq.doc_reject('compat_dc_missing', 'a', 'msg', '{}', 'ref');
 
+-- A lock of zero or below: the reference picks (the document is an orphan
+-- at once), fetchq refuses (22023) and leaves the document pending.
+SELECT * FROM fetchq.doc_push('compat_dc', 'zero', '{}');
+SELECT subject FROM fetchq.doc_pick('compat_dc', 0, 1, '0s');
+SELECT subject FROM fetchq.doc_pick('compat_dc', 0, 1, '-5 minutes');
+SELECT status, attempts FROM fetchq_data.compat_dc__docs WHERE subject = 'zero';
+SELECT * FROM fetchq.doc_drop('compat_dc', 'zero');
+DELETE FROM fetchq_data.compat_dc__docs WHERE subject = 'zero';
+
 SELECT subject, status, payload FROM fetchq_data.compat_dc__docs ORDER BY subject;
 SELECT subject, message, details FROM fetchq_data.compat_dc__logs ORDER BY id;
 

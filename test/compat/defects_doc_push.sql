@@ -47,6 +47,13 @@ SELECT * FROM fetchq.doc_push('compat_dp', 0, now(), '(''' || repeat('y', 51) ||
 SELECT * FROM fetchq.doc_push('compat_dp', 0, NULL, '(''b5'', 0, ''{}'', {DATA})');
 SELECT * FROM fetchq.doc_push('compat_dp', 0, now(), NULL);
 
+-- An empty subject: stored by the reference, refused here (22023).
+SELECT * FROM fetchq.doc_push('compat_dp', '', '{"empty": "subject"}');
+SELECT * FROM fetchq.doc_push('compat_dp', '', 0, 0, now(), '{}');
+SELECT * FROM fetchq.doc_upsert('compat_dp', '', 0, 0, now(), '{}');
+SELECT count(*) AS empty_subjects FROM fetchq_data.compat_dp__docs WHERE subject = '';
+DELETE FROM fetchq_data.compat_dp__docs WHERE subject = '';
+
 SELECT subject, status, payload FROM fetchq_data.compat_dp__docs
 WHERE (payload IS NULL OR NOT payload ? 'text' OR subject LIKE 'q%') AND length(subject) <> 36
 ORDER BY subject;

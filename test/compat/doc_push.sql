@@ -33,7 +33,6 @@ SELECT * FROM fetchq.doc_push('compat_push', 'p15/ü/日本/😀', '{"text": "ü
 SELECT * FROM fetchq.doc_push('compat_push', 'p16\back\slash', '{"path": "C:\\dir\\file", "nl": "a\nb"}');
 SELECT * FROM fetchq.doc_push('compat_push', 'p17-"double"-quotes', '{"q": "say \"hi\""}');
 SELECT * FROM fetchq.doc_push('compat_push', 'p18', '{"deep": {"a": {"b": {"c": [1, 2.5, -3e2, true, false, null]}}}}');
-SELECT * FROM fetchq.doc_push('compat_push', '', '{"empty": "subject"}');
 SELECT * FROM fetchq.doc_push('compat_push', 'p19', 'null');
 SELECT * FROM fetchq.doc_push('compat_push', 'p20 ', '{"trailing": "space"}');
 SELECT * FROM fetchq.doc_push('compat_push', 'p20', '{"trailing": "none"}');
