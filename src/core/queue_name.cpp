@@ -1,5 +1,6 @@
 #include "core/queue_name.hpp"
 
+#include "core/echo.hpp"
 #include "core/error.hpp"
 
 namespace fetchq::core {
@@ -27,12 +28,11 @@ std::string queue_name_problem(std::string_view name) {
 void check_queue_name(std::string_view name, std::string_view argument) {
     std::string problem = queue_name_problem(name);
     if (problem.empty()) return;
-    throw Error(
-        sqlstate::kInvalidName,
-        "invalid queue name \"" + std::string(name) + "\" for argument " + std::string(argument),
-        problem,
-        "Queue names use only lowercase letters, digits and underscores, 1 to 40 "
-        "characters.");
+    throw Error(sqlstate::kInvalidName,
+                "invalid queue name " + echo(name) + " for argument " + std::string(argument),
+                problem,
+                "Queue names use only lowercase letters, digits and underscores, 1 to 40 "
+                "characters.");
 }
 
 std::string docs_table(std::string_view queue) { return std::string(queue) + "__docs"; }

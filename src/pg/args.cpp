@@ -1,6 +1,7 @@
 #include "pg/args.hpp"
 
 #include "core/duration.hpp"
+#include "core/echo.hpp"
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/fetchq4_quoting.hpp"
@@ -99,7 +100,7 @@ Interval* parse_duration_or_throw(const std::string& text, const char* name) {
     PG_END_TRY();
     if (failed)
         throw Error(sqlstate::kInvalidDatetimeFormat,
-                    std::string("invalid duration \"") + text + "\" for argument " + name, {},
+                    "invalid duration " + core::echo(text) + " for argument " + name, {},
                     "Write a duration such as '30s', '5m', '100ms', '1h30m' or '2 days'.");
     return iv;
 }

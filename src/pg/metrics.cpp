@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/counter_columns.hpp"
+#include "core/echo.hpp"
 #include "core/error.hpp"
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
@@ -350,8 +351,8 @@ int32_t counter_int(const std::string& queue, const std::string& metric, int64_t
         value <= std::numeric_limits<int32_t>::max())
         return static_cast<int32_t>(value);
     const std::string what = queue.empty()
-                                 ? "the total of counter \"" + metric + "\""
-                                 : "counter \"" + metric + "\" of queue \"" + queue + "\"";
+                                 ? "the total of counter " + core::echo(metric)
+                                 : "counter " + core::echo(metric) + " of queue \"" + queue + "\"";
     throw core::Error(kNumericValueOutOfRange, what + " is out of range for type integer",
                       "Its value is " + std::to_string(value) + ".",
                       queue.empty() ? "Sum fetchq.metric_get(queue) over the queues instead."

@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/echo.hpp"
 #include "core/error.hpp"
 #include "core/tuple_text.hpp"
 #include "pg/args.hpp"
@@ -206,8 +207,9 @@ BatchArrays arrays_from_tuples(const std::vector<core::TupleDoc>& docs) {
             } catch (const PgError& e) {
                 throw core::Error(core::sqlstate::kInvalidTextRepresentation,
                                   "malformed document list for argument data",
-                                  "The payload of document " + std::to_string(i + 1) + " (\"" +
-                                      docs[i].subject + "\") is not valid JSON: " + e.what(),
+                                  "The payload of document " + std::to_string(i + 1) + " (" +
+                                      core::echo(docs[i].subject) +
+                                      ") is not valid JSON: " + e.what(),
                                   "Write each payload as a JSON text in single quotes.");
             }
         } else {

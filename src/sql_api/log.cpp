@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/echo.hpp"
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
@@ -100,8 +101,8 @@ bool descending(const std::string& order) {
     if (upper == "ASC") return false;
     if (upper == "DESC") return true;
     throw core::Error(core::sqlstate::kInvalidParameterValue,
-                      "argument order must be 'ASC' or 'DESC'", "The value was \"" + order + "\".",
-                      "Pass 'ASC' or 'DESC'.");
+                      "argument order must be 'ASC' or 'DESC'",
+                      "The value was " + core::echo(order) + ".", "Pass 'ASC' or 'DESC'.");
 }
 
 // trace(subject [, order]): step, created_at, queue, type, info, details

@@ -1,6 +1,7 @@
 // Notifications: trigger functions that announce changes of the queue
 // catalog (channel fetchq_on_change, JSON payload) and document moves
-// (channel fetchq__<queue>__<pln|pnd|act|cpl|kll>, payload = subject), and
+// (channel fetchq__<queue>__<pln|pnd|act|cpl|kll>, payload = subject, or
+// empty with fetchq.notify_document_data = off), and
 // queue_enable_notify / queue_disable_notify, which attach the latter to a
 // queue's documents table.
 #include <string>
@@ -9,6 +10,7 @@
 #include "pg/args.hpp"
 #include "pg/queue_sql.hpp"
 #include "sql_api/function.hpp"
+#include "worker/settings.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -128,7 +130,11 @@ std::string docs_channel(Relation rel, const char* event) {
 void notify_subject(const TriggerData* td, HeapTuple row, const char* event) {
     TupleDesc desc = RelationGetDescr(td->tg_relation);
     const int att = column_number(desc, "subject", VARCHAROID, "varchar");
-    const char* subject = pg_call([&] { return SPI_getvalue(row, desc, att); });
+    // Any role that can connect may LISTEN: with the setting off the channel
+    // alone tells which queue and which event.
+    const char* subject = nullptr;
+    if (worker::settings.notify_document_data)
+        subject = pg_call([&] { return SPI_getvalue(row, desc, att); });
     notify(docs_channel(td->tg_relation, event), subject ? subject : "");
 }
 

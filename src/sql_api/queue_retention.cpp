@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/echo.hpp"
 #include "core/error.hpp"
 #include "pg/args.hpp"
 #include "pg/queue_sql.hpp"
@@ -19,6 +20,8 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using core::echo;
+using core::echo_unquoted;
 using core::Error;
 namespace sqlstate = core::sqlstate;
 
@@ -35,8 +38,9 @@ Interval retention_interval(const std::string& text, const std::string& where) {
     try {
         iv = parse_duration_or_throw(text, "retention");
     } catch (const Error&) {
-        throw Error(sqlstate::kInvalidDatetimeFormat, "invalid duration \"" + text + "\" " + where,
-                    {}, "Write a duration such as '30s', '5m', '24h' or '7 days'.");
+        throw Error(sqlstate::kInvalidDatetimeFormat,
+                    "invalid duration " + echo(text) + " " + where, {},
+                    "Write a duration such as '30s', '5m', '24h' or '7 days'.");
     }
     const bool negative = pg_call([&] {
         Interval* zero = static_cast<Interval*>(palloc0(sizeof(Interval)));
@@ -44,8 +48,9 @@ Interval retention_interval(const std::string& text, const std::string& where) {
             DirectFunctionCall2(interval_lt, IntervalPGetDatum(iv), IntervalPGetDatum(zero)));
     });
     if (negative)
-        throw Error(sqlstate::kInvalidParameterValue, "negative duration \"" + text + "\" " + where,
-                    {}, "Write how far back to keep, such as '24h' or '7 days'.");
+        throw Error(sqlstate::kInvalidParameterValue,
+                    "negative duration " + echo(text) + " " + where, {},
+                    "Write how far back to keep, such as '24h' or '7 days'.");
     return *iv;
 }
 
@@ -59,7 +64,7 @@ void check_trunc_unit(const std::string& unit, const std::string& where) {
         });
     } catch (const PgError&) {
         throw Error(sqlstate::kInvalidParameterValue,
-                    "invalid retain unit \"" + unit + "\" " + where, {},
+                    "invalid retain unit " + echo(unit) + " " + where, {},
                     "Use a date_trunc unit: microseconds, milliseconds, second, minute, hour, "
                     "day, week, month, quarter, year, decade, century or millennium.");
     }
@@ -129,7 +134,8 @@ std::vector<RetentionRule> retention_rules(Datum config, const std::string& wher
         if (element != "object")
             throw_bad_retention(where, rule + " is " + a_json(element) + ", not an object");
         const std::string unknown = row_text(row, 9);
-        if (!unknown.empty()) throw_bad_retention(where, rule + " has unknown keys: " + unknown);
+        if (!unknown.empty())
+            throw_bad_retention(where, rule + " has unknown keys: " + echo_unquoted(unknown));
         const std::string from = rule_string(row, 3, "from", rule, where);
         const std::string to = rule_string(row, 5, "to", rule, where);
         const std::string retain = rule_string(row, 7, "retain", rule, where);
@@ -148,7 +154,8 @@ Datum parse_jsonb(const std::string& text, const char* name) {
         return pg_call([&] { return DirectFunctionCall1(jsonb_in, CStringGetDatum(in)); });
     } catch (const PgError& e) {
         std::string why = e.what();
-        if (e.data() && e.data()->detail) why += std::string(": ") + e.data()->detail;
+        // The detail quotes the offending token, of any size.
+        if (e.data() && e.data()->detail) why += ": " + echo_unquoted(e.data()->detail);
         throw Error(sqlstate::kInvalidTextRepresentation,
                     std::string("argument ") + name + " is not valid JSON", why, kRetentionHint);
     }
@@ -331,15 +338,16 @@ Oid lookup_table(const std::string& table) {
             return RangeVarGetRelid(rv, NoLock, true);
         });
     } catch (const PgError& e) {
-        throw Error(sqlstate::kInvalidName, "invalid table name \"" + table + "\"", e.what(),
-                    "Write a table name, optionally schema-qualified.");
+        // e.what() may quote the whole name (too many dotted names).
+        throw Error(sqlstate::kInvalidName, "invalid table name " + echo(table),
+                    echo_unquoted(e.what()), "Write a table name, optionally schema-qualified.");
     }
     if (!OidIsValid(relid))
-        throw Error(sqlstate::kUndefinedObject, "table \"" + table + "\" does not exist", {},
+        throw Error(sqlstate::kUndefinedObject, "table " + echo(table) + " does not exist", {},
                     "Check the name and the search_path.");
     const char kind = pg_call([&] { return get_rel_relkind(relid); });
     if (kind != RELKIND_RELATION)
-        throw Error(sqlstate::kInvalidParameterValue, "\"" + table + "\" is not a plain table", {},
+        throw Error(sqlstate::kInvalidParameterValue, echo(table) + " is not a plain table", {},
                     "utils_ts_retain deletes from ordinary tables only.");
     return relid;
 }
@@ -358,12 +366,12 @@ void check_time_column(Oid relid, const std::string& table, const std::string& f
     const AttrNumber attnum = pg_call([&] { return get_attnum(relid, in); });
     if (attnum <= 0)
         throw Error(sqlstate::kUndefinedObject,
-                    "column \"" + field + "\" of table " + table + " does not exist", {},
+                    "column " + echo(field) + " of table " + table + " does not exist", {},
                     "Pass the exact column name, without quotes.");
     const Oid type = pg_call([&] { return get_atttype(relid, attnum); });
     if (type != TIMESTAMPTZOID && type != TIMESTAMPOID)
         throw Error(sqlstate::kInvalidParameterValue,
-                    "column \"" + field + "\" of table " + table + " is not a timestamp", {},
+                    "column " + echo(field) + " of table " + table + " is not a timestamp", {},
                     "Pass a timestamp with or without time zone column.");
 }
 

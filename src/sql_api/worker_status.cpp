@@ -1,4 +1,7 @@
 // fetchq.worker_status(): what each scheduler did last, from shared memory.
+// Rows of other databases (their names, last errors) only for superusers and
+// members of pg_read_all_stats: the roles pg_stat_activity shows every
+// session's query to.
 // fetchq.worker_wake(): run by CREATE EXTENSION so that the launcher starts a
 // scheduler for this database as soon as the transaction commits.
 #include "pg/result.hpp"
@@ -6,7 +9,9 @@
 #include "worker/shared_state.hpp"
 
 extern "C" {
+#include "catalog/pg_authid_d.h"
 #include "commands/dbcommands.h"
+#include "utils/acl.h"
 }
 
 namespace fetchq::sql_api {
@@ -24,6 +29,8 @@ Datum worker_status(FunctionCallInfo fcinfo) {
     SharedState* s = shared();
     if (s == nullptr) return (Datum)0;
     pg::pg_call([&] {
+        const bool all_databases =
+            superuser() || has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
         int n = s->nslots;
         DbSlot* copy = static_cast<DbSlot*>(palloc(sizeof(DbSlot) * n));
         LWLockAcquire(s->lock, LW_SHARED);
@@ -32,6 +39,7 @@ Datum worker_status(FunctionCallInfo fcinfo) {
         for (int i = 0; i < n; ++i) {
             const DbSlot& slot = copy[i];
             if (slot.state == kSlotFree) continue;
+            if (!all_databases && slot.dboid != MyDatabaseId) continue;
             char* dbname = get_database_name(slot.dboid);
             for (int t = 0; t < kTaskCount; ++t) {
                 const TaskStats& ts = slot.tasks[t];

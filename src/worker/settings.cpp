@@ -59,6 +59,15 @@ void define_settings() {
                             "Shortest time between two vacuums of the same queue table.", nullptr,
                             &settings.vacuum_interval_ms, 60000, 1000, 86400000, PGC_SIGHUP,
                             GUC_UNIT_MS, nullptr, nullptr, nullptr);
+    // SUSET: LISTEN needs no privilege, so only a superuser may decide that
+    // subjects go out on the per-queue channels (per database, per role).
+    // Defined with or without preloading: the triggers read it in any backend.
+    DefineCustomBoolVariable(
+        "fetchq.notify_document_data",
+        "Sends the document subject as payload on the per-queue notification channels.",
+        "Off sends an empty payload: the channel still names the queue and the event. On, as "
+        "Fetchq 4 did, any role that can connect to the database can LISTEN and read subjects.",
+        &settings.notify_document_data, true, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("fetchq");
 }
 

@@ -1,4 +1,5 @@
-// The fetchq.* configuration parameters of the background workers.
+// The fetchq.* configuration parameters: those of the background workers, and
+// fetchq.notify_document_data, read by the notification triggers.
 #pragma once
 
 namespace fetchq::worker {
@@ -13,6 +14,8 @@ struct Settings {
     int log_level = 0;               // fetchq.log_level: elog level of task reports (sighup)
     int vacuum_threshold = 1000;     // fetchq.vacuum_threshold: dead tuples (sighup)
     int vacuum_interval_ms = 60000;  // fetchq.vacuum_interval (sighup)
+    // fetchq.notify_document_data: subjects in per-queue NOTIFY payloads (superuser)
+    bool notify_document_data = true;
 };
 
 extern Settings settings;
