@@ -5,10 +5,22 @@
 
 namespace fetchq::core {
 
+namespace {
+
+// Characters of UTF-8 text: every byte but the continuation bytes.
+std::size_t utf8_length(std::string_view text) {
+    std::size_t n = 0;
+    for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+    return n;
+}
+
+}  // namespace
+
 std::string queue_name_problem(std::string_view name) {
     if (name.empty()) return "The name is empty.";
-    if (name.size() > kMaxQueueNameLength)
-        return "The name has " + std::to_string(name.size()) + " characters; at most " +
+    const std::size_t length = utf8_length(name);
+    if (length > kMaxQueueNameLength)
+        return "The name has " + std::to_string(length) + " characters; at most " +
                std::to_string(kMaxQueueNameLength) + " are allowed.";
     for (std::size_t i = 0; i < name.size(); ++i) {
         const char c = name[i];

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/echo.hpp"
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
@@ -119,7 +120,7 @@ int32_t task_limit(const Job& job) {
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || end != s.data() + s.size() || v < 0)
         throw core::Error(core::sqlstate::kInvalidParameterValue,
-                          "invalid settings.limit \"" + s + "\"", {},
+                          "invalid settings.limit " + core::echo(s), {},
                           "Set settings.limit to a non-negative integer.");
     return v;
 }

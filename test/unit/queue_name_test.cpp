@@ -30,6 +30,14 @@ TEST(QueueName, RejectsTooLong) {
     // Length is checked first: a long name with a bad character reports its length.
     EXPECT_EQ(queue_name_problem(std::string(50, 'A')),
               "The name has 50 characters; at most 40 are allowed.");
+    // Characters, not bytes: 30 two-byte letters (60 bytes) are not too long,
+    // they are not allowed; 41 of them are too long.
+    std::string accents;
+    for (int i = 0; i < 30; ++i) accents += "\xc3\xa9";
+    EXPECT_EQ(queue_name_problem(accents),
+              "The name contains a non-ASCII character at position 1.");
+    for (int i = 0; i < 11; ++i) accents += "\xc3\xa9";
+    EXPECT_EQ(queue_name_problem(accents), "The name has 41 characters; at most 40 are allowed.");
 }
 
 TEST(QueueName, RejectsUppercase) {
