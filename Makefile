@@ -3,7 +3,7 @@ EXTENSION   = fetchq
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" fetchq.control)
 
 MODULE_big  = fetchq
-SRCS        = $(sort $(wildcard src/core/*.cpp src/pg/*.cpp src/sql_api/*.cpp src/worker/*.cpp))
+SRCS        = $(sort $(wildcard src/*.cpp src/core/*.cpp src/pg/*.cpp src/ops/*.cpp src/sql_api/*.cpp src/worker/*.cpp))
 OBJS        = $(SRCS:.cpp=.o)
 
 # The install script is assembled from one fragment per family of objects:

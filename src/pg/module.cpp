@@ -1,21 +1,9 @@
 #include "pg/module.hpp"
 
-#include "pg/fetchq4_quoting.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_defaults.hpp"
 #include "pg/postgres.hpp"
 
 extern "C" {
 #include "commands/extension.h"
-}
-#include "worker/database_guard.hpp"
-#include "worker/launcher.hpp"
-#include "worker/settings.hpp"
-#include "worker/shared_state.hpp"
-#include "worker/wake.hpp"
-
-extern "C" {
-PG_MODULE_MAGIC;
 }
 
 namespace fetchq::pg {
@@ -23,6 +11,8 @@ namespace {
 bool g_preloaded = false;
 bool g_noticed = false;
 }  // namespace
+
+void set_loaded_at_startup(bool preloaded) { g_preloaded = preloaded; }
 
 bool loaded_at_startup() { return g_preloaded; }
 
@@ -39,39 +29,3 @@ void notice_if_not_preloaded() {
 }
 
 }  // namespace fetchq::pg
-
-namespace {
-
-void on_xact(XactEvent event, void*) {
-    using namespace fetchq::worker;
-    switch (event) {
-        case XACT_EVENT_COMMIT:
-            at_commit();
-            wake_scheduler_at_commit();
-            break;
-        case XACT_EVENT_ABORT:
-        case XACT_EVENT_PARALLEL_ABORT:
-        case XACT_EVENT_PREPARE:
-            at_abort();
-            forget_due();
-            break;
-        default:
-            break;
-    }
-}
-
-}  // namespace
-
-extern "C" PGDLLEXPORT void _PG_init(void) {
-    fetchq::pg::g_preloaded = process_shared_preload_libraries_in_progress;
-    fetchq::worker::define_settings();
-    fetchq::pg::define_fetchq4_quoting();
-    fetchq::pg::metrics_register_callbacks();
-    fetchq::pg::queue_defaults_register();
-    RegisterXactCallback(on_xact, nullptr);
-    if (!fetchq::pg::g_preloaded) return;
-    fetchq::worker::request_shared_memory();
-    fetchq::worker::install_shmem_hooks();
-    fetchq::worker::install_database_guard();
-    fetchq::worker::register_launcher();
-}

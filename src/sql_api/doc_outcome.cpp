@@ -3,17 +3,18 @@
 // alone and the call returns 0.
 #include "core/error.hpp"
 #include "pg/args.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_log.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_log.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "worker/wake.hpp"
+#include "ops/wake.hpp"
 
 namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // Runs `name` on the queue with (subject, payload-or-NULL); returns rows.
 int64_t finish_active(const std::string& queue, const char* name, const char* set_clause,
@@ -136,7 +137,7 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
     spi_finish();
     if (n > 0) {
         count_finished(queue, "res", n);
-        if (!due) worker::note_due(next_iteration);
+        if (!due) ops::note_due(next_iteration);
         metric_add(queue, due ? "pnd" : "pln", n);
     }
     PG_RETURN_INT32(static_cast<int32_t>(n));

@@ -2,17 +2,18 @@
 // while (status 2); the rows are skipped, never waited for, when another
 // consumer holds them.
 #include "pg/args.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "worker/session_end.hpp"
-#include "worker/wake.hpp"
+#include "ops/session_end.hpp"
+#include "ops/wake.hpp"
 
 namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 constexpr const char* kDefaultLock = "5m";
 
@@ -76,16 +77,16 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
     if (limit == 0) return (Datum)0;
     spi_connect();
     SPIPlanPtr plan = pick_plan(queue);
-    if (session_bound) worker::watch_session_end();
+    if (session_bound) ops::watch_session_end();
     Datum values[4] = {Int32GetDatum(version), Int32GetDatum(limit), IntervalPGetDatum(lock),
-                       Int64GetDatum(session_bound ? worker::session_key() : 0)};
+                       Int64GetDatum(session_bound ? ops::session_key() : 0)};
     const char nulls[4] = {' ', ' ', ' ', session_bound ? ' ' : 'n'};
     const uint64_t n = queue_execute(queue, plan, values, nulls);
     for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
     spi_finish();
     if (n > 0) {
         // The locks expire at now + duration: the scheduler must be awake then.
-        worker::note_due(pg_call([&] {
+        ops::note_due(pg_call([&] {
             return DatumGetTimestampTz(DirectFunctionCall2(
                 timestamptz_pl_interval, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
                 IntervalPGetDatum(lock)));

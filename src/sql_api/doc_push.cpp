@@ -7,17 +7,18 @@
 #include "core/error.hpp"
 #include "core/tuple_text.hpp"
 #include "pg/args.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_defaults.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_defaults.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "worker/wake.hpp"
+#include "ops/wake.hpp"
 
 namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 constexpr int kStatusPlanned = 0;
 constexpr int kStatusPending = 1;
@@ -60,7 +61,7 @@ void count_pushed(const std::string& queue, int32_t version, int status, int64_t
                   TimestampTz next_iteration) {
     if (n == 0) return;
     // A planned document: the scheduler must be awake when it becomes due.
-    if (status == kStatusPlanned) worker::note_due(next_iteration);
+    if (status == kStatusPlanned) ops::note_due(next_iteration);
     metric_add(queue, "ent", n);
     metric_add(queue, "cnt", n);
     metric_add(queue, "v" + std::to_string(version), n);
@@ -72,7 +73,7 @@ void count_pushed(const std::string& queue, int32_t version, int status, int64_t
 std::optional<TimestampTz> expiry_of(const std::string& queue, const TimestampTz* given) {
     const std::optional<TimestampTz> at =
         given ? std::optional<TimestampTz>(*given) : default_expiry(queue);
-    if (at) worker::note_due(*at);
+    if (at) ops::note_due(*at);
     return at;
 }
 
@@ -342,7 +343,7 @@ Datum doc_upsert(FunctionCallInfo fcinfo) {
         updated = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
         // A planned document moved earlier: the scheduler must promote it
         // then, not at the time it was sleeping until.
-        if (updated > 0 && spi_int(0, 1) == kStatusPlanned) worker::note_due(next_iteration);
+        if (updated > 0 && spi_int(0, 1) == kStatusPlanned) ops::note_due(next_iteration);
     }
     spi_finish();
     Datum values[2] = {Int32GetDatum(static_cast<int32_t>(queued)),

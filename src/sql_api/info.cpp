@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "pg/args.hpp"
-#include "pg/queue_ddl.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_tables.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -14,6 +14,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // The API level Fetchq 4 clients compare with their own (client.init.js).
 constexpr const char* kApiVersion = "4.0.0";

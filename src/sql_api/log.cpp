@@ -8,8 +8,8 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
-#include "pg/queue_log.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_log.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -17,6 +17,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // log_error(queue, subject, message, details [, ref_id]) -> true
 Datum log_error(FunctionCallInfo fcinfo) {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "pg/args.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -15,6 +15,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // Appends one entry; an increment or a reset (exactly one is set). Stamped
 // with the clock, not now(), so that entries of one transaction keep their

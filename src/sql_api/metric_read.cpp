@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "pg/args.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -15,6 +15,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // The columns of metric_get_common / metric_get_all, in order.
 constexpr std::array<const char*, 14> kCommon = {"cnt", "pnd", "pln", "act", "cpl", "kll", "ent",

@@ -3,8 +3,8 @@
 // fetchq_data.<queue>__metrics.
 #include "core/error.hpp"
 #include "pg/args.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -12,6 +12,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 Datum snap_result(FunctionCallInfo fcinfo, uint64_t inserts) {
     Datum values[2] = {BoolGetDatum(true), Int32GetDatum(static_cast<int32_t>(inserts))};

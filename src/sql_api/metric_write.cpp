@@ -2,8 +2,8 @@
 // increment joins the transaction's other counter changes (written at
 // commit, into this backend's stripe); a set rewrites the counter at once.
 #include "pg/args.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -11,6 +11,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 Datum value_result(FunctionCallInfo fcinfo, int32_t current, bool created) {
     Datum values[2] = {Int32GetDatum(current), BoolGetDatum(created)};

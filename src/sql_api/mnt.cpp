@@ -8,15 +8,16 @@
 #include <vector>
 
 #include "pg/args.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "worker/tasks.hpp"
+#include "ops/maintenance.hpp"
 
 namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 using Task = int64_t (*)(std::string_view, int32_t);
 
@@ -32,17 +33,17 @@ Datum run_task(FunctionCallInfo fcinfo, Task task) {
 }
 
 Datum mnt_make_pending(FunctionCallInfo fcinfo) {
-    return run_task(fcinfo, worker::promote_planned);
+    return run_task(fcinfo, ops::promote_planned);
 }
 
 Datum mnt_reschedule_orphans(FunctionCallInfo fcinfo) {
-    return run_task(fcinfo, worker::reschedule_orphans);
+    return run_task(fcinfo, ops::reschedule_orphans);
 }
 
-Datum mnt_mark_dead(FunctionCallInfo fcinfo) { return run_task(fcinfo, worker::mark_dead); }
+Datum mnt_mark_dead(FunctionCallInfo fcinfo) { return run_task(fcinfo, ops::mark_dead); }
 
 // The counts never exceed the int4 limit they were bounded by.
-void counts_to_values(const worker::MaintenanceCounts& c, Datum* values) {
+void counts_to_values(const ops::MaintenanceCounts& c, Datum* values) {
     values[0] = Int32GetDatum(static_cast<int32_t>(c.activated));
     values[1] = Int32GetDatum(static_cast<int32_t>(c.rescheduled));
     values[2] = Int32GetDatum(static_cast<int32_t>(c.killed));
@@ -53,8 +54,8 @@ Datum mnt_run(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     const int32_t limit = arg_limit(fcinfo, 1, "limit");
     spi_connect();
-    worker::MaintenanceCounts counts;
-    as_queue_owner(queue, [&] { counts = worker::maintain_queue(queue, limit); });
+    ops::MaintenanceCounts counts;
+    as_queue_owner(queue, [&] { counts = ops::maintain_queue(queue, limit); });
     spi_finish();
     Datum values[3];
     bool nulls[3] = {false, false, false};
@@ -68,8 +69,8 @@ Datum mnt_run_all(FunctionCallInfo fcinfo) {
     begin_rows(fcinfo);
     spi_connect();
     for (const std::string& queue : all_queue_names()) {
-        worker::MaintenanceCounts counts;
-        as_queue_owner(queue, [&] { counts = worker::maintain_queue(queue, limit); });
+        ops::MaintenanceCounts counts;
+        as_queue_owner(queue, [&] { counts = ops::maintain_queue(queue, limit); });
         Datum values[4];
         bool nulls[4] = {false, false, false, false};
         values[0] = to_text(queue);

@@ -19,15 +19,16 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "worker/tasks.hpp"
+#include "ops/maintenance.hpp"
 
 namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 constexpr const char* kDefaultLock = "5m";
 constexpr const char* kDefaultDelay = "5m";
@@ -150,7 +151,7 @@ bool run_task(const Job& job) {
     // owner's triggers as superuser.
     as_queue_owner(job.queue, [&] {
         if (t == "mnt") {
-            worker::maintain_queue(job.queue, task_limit(job));
+            ops::maintain_queue(job.queue, task_limit(job));
         } else if (t == "drp") {
             call_on_queue("job_drp_metrics", "SELECT * FROM fetchq.queue_drop_metrics($1)",
                           job.queue);

@@ -8,14 +8,15 @@
 
 #include "core/error.hpp"
 #include "pg/args.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_sql.hpp"
 #include "sql_api/function.hpp"
-#include "worker/settings.hpp"
+#include "ops/settings.hpp"
 
 namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 constexpr const char* kTriggerProtocolViolated = "39P01";
 // NOTIFY refuses payloads of this many bytes or more (async.c).
@@ -133,7 +134,7 @@ void notify_subject(const TriggerData* td, HeapTuple row, const char* event) {
     // Any role that can connect may LISTEN: with the setting off the channel
     // alone tells which queue and which event.
     const char* subject = nullptr;
-    if (worker::settings.notify_document_data)
+    if (ops::settings.notify_document_data)
         subject = pg_call([&] { return SPI_getvalue(row, desc, att); });
     notify(docs_channel(td->tg_relation, event), subject ? subject : "");
 }

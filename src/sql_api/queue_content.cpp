@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "pg/args.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -13,6 +13,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // queue_top(queue, version, limit, offset): a page of the documents of one
 // version, in pick order (subject breaks ties, so pages do not overlap).

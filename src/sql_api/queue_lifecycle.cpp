@@ -4,16 +4,17 @@
 
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
-#include "pg/queue_ddl.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_tables.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "worker/session_end.hpp"
+#include "ops/session_end.hpp"
 
 namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // The id of a registered queue; nullopt when it has no catalog row.
 std::optional<int32_t> registered_id(const std::string& queue) {
@@ -161,7 +162,7 @@ void register_temporary(const std::string& queue, int64_t key) {
 // tables, dropped by the scheduler soon after the session ends.
 Datum queue_create_temporary(FunctionCallInfo fcinfo) {
     static uint32_t counter = 0;
-    const int64_t key = worker::session_key();
+    const int64_t key = ops::session_key();
     char name[41];
     snprintf(name, sizeof(name), "tmp_%016llx_%u", static_cast<unsigned long long>(key), ++counter);
     const std::string queue(name);
@@ -179,7 +180,7 @@ Datum queue_create_temporary(FunctionCallInfo fcinfo) {
     register_temporary(queue, key);
     notify("fetchq_queue_create", queue);
     spi_finish();
-    worker::watch_session_end();
+    ops::watch_session_end();
     return to_text(queue);
 }
 

@@ -2,7 +2,7 @@
 // fetchq.queues and fetchq.jobs (queue_ownership.sql).
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_sql.hpp"
 #include "sql_api/function.hpp"
 
 extern "C" {
@@ -13,6 +13,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // Global jobs ('*') and other names that are no queue's belong to the
 // extension's owner, who is not subject to the policies.

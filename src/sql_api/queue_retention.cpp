@@ -13,13 +13,14 @@
 #include "core/echo.hpp"
 #include "core/error.hpp"
 #include "pg/args.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_sql.hpp"
 #include "sql_api/function.hpp"
 
 namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 using core::echo;
 using core::echo_unquoted;
 using core::Error;

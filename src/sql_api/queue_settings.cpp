@@ -9,8 +9,8 @@
 
 #include "core/error.hpp"
 #include "pg/args.hpp"
-#include "pg/queue_ddl.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_tables.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -22,6 +22,7 @@ namespace fetchq::sql_api {
 namespace {
 
 using namespace fetchq::pg;
+using namespace fetchq::ops;
 
 // queue_create_indexes(queue) / (queue, version, attempts): creates the
 // queue's missing indexes. version and attempts only shaped Fetchq 4's

@@ -6,7 +6,7 @@
 // scheduler for this database as soon as the transaction commits.
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "worker/shared_state.hpp"
+#include "ops/shared_state.hpp"
 
 extern "C" {
 #include "catalog/pg_authid_d.h"
@@ -17,7 +17,9 @@ extern "C" {
 namespace fetchq::sql_api {
 namespace {
 
-using namespace fetchq::worker;
+using namespace fetchq::ops;
+
+using namespace fetchq::ops;
 
 Datum nullable_ts(TimestampTz t, bool* isnull) {
     *isnull = t == 0 || TIMESTAMP_NOT_FINITE(t);

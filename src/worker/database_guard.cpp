@@ -1,6 +1,6 @@
 #include "worker/database_guard.hpp"
 
-#include "worker/shared_state.hpp"
+#include "ops/shared_state.hpp"
 
 extern "C" {
 #include "commands/dbcommands.h"
@@ -13,6 +13,8 @@ extern "C" {
 #include <signal.h>
 
 namespace fetchq::worker {
+
+using namespace fetchq::ops;
 namespace {
 
 ProcessUtility_hook_type prev_utility = nullptr;

@@ -7,8 +7,8 @@
 #include "core/backoff.hpp"
 #include "core/name_list.hpp"
 #include "pg/postgres.hpp"
-#include "worker/settings.hpp"
-#include "worker/shared_state.hpp"
+#include "ops/settings.hpp"
+#include "ops/shared_state.hpp"
 
 extern "C" {
 #include "access/heapam.h"
@@ -25,6 +25,8 @@ extern "C" {
 }
 
 namespace fetchq::worker {
+
+using namespace fetchq::ops;
 namespace {
 
 struct Database {

@@ -7,13 +7,13 @@
 
 #include "core/backoff.hpp"
 #include "pg/guard.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
 #include "pg/spi.hpp"
-#include "worker/session_end.hpp"
-#include "worker/settings.hpp"
-#include "worker/shared_state.hpp"
-#include "worker/tasks.hpp"
+#include "ops/session_end.hpp"
+#include "ops/settings.hpp"
+#include "ops/shared_state.hpp"
+#include "ops/maintenance.hpp"
 #include "worker/transaction.hpp"
 #include "worker/vacuum.hpp"
 
@@ -28,6 +28,8 @@ extern "C" {
 }
 
 namespace fetchq::worker {
+
+using namespace fetchq::ops;
 namespace {
 
 struct Queue {
@@ -93,10 +95,10 @@ std::vector<Queue> list_queues(std::string* error) {
 
 // Earliest planned document or lock expiry of a queue (DT_NOEND if none).
 TimestampTz next_due(const std::string& queue) {
-    SPIPlanPtr plan = pg::queue_plan(
+    SPIPlanPtr plan = ops::queue_plan(
         queue, "next_due",
         [&] {
-            const std::string docs = pg::docs_rel(queue);
+            const std::string docs = ops::docs_rel(queue);
             return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
                    " WHERE status = 0 AND lock_upgrade IS NULL), (SELECT min(next_iteration) "
                    "FROM " +
@@ -105,7 +107,7 @@ TimestampTz next_due(const std::string& queue) {
                    docs + " WHERE expires_at IS NOT NULL AND status IN (0, 1)))";
         },
         {});
-    pg::queue_execute(queue, plan, nullptr, nullptr, true, 1);
+    ops::queue_execute(queue, plan, nullptr, nullptr, true, 1);
     bool isnull = false;
     Datum d = pg::spi_value(0, 1, &isnull);
     return isnull ? DT_NOEND : DatumGetTimestampTz(d);

@@ -9,7 +9,7 @@
 
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
-#include "worker/settings.hpp"
+#include "ops/settings.hpp"
 #include "worker/transaction.hpp"
 
 extern "C" {
@@ -21,6 +21,8 @@ extern "C" {
 }
 
 namespace fetchq::worker {
+
+using namespace fetchq::ops;
 namespace {
 
 // What the cumulative statistics say of one table (trivially destructible:

@@ -1,6 +1,6 @@
-#include "worker/shared_state.hpp"
+#include "ops/shared_state.hpp"
 
-#include "worker/settings.hpp"
+#include "ops/settings.hpp"
 
 extern "C" {
 #include "storage/ipc.h"
@@ -8,7 +8,7 @@ extern "C" {
 #include "storage/shmem.h"
 }
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 namespace {
 
 SharedState* g_shared = nullptr;
@@ -119,4 +119,4 @@ void at_commit() {
 
 void at_abort() { g_wake_at_commit = false; }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -1,7 +1,7 @@
-#include "worker/session_end.hpp"
+#include "ops/session_end.hpp"
 
 #include "pg/guard.hpp"
-#include "worker/shared_state.hpp"
+#include "ops/shared_state.hpp"
 
 extern "C" {
 #include "storage/ipc.h"
@@ -9,7 +9,9 @@ extern "C" {
 #include "utils/backend_status.h"
 }
 
-namespace fetchq::worker {
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
 namespace {
 
 bool g_watching = false;
@@ -72,4 +74,4 @@ std::vector<int64_t> live_session_keys() {
     return keys;
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -1,11 +1,11 @@
 // Active documents whose lock expired: their consumer is gone. Those with
 // attempts left go back to pending (orphans), the others are killed (dead).
 #include "core/error.hpp"
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
-#include "worker/tasks.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
+#include "ops/maintenance.hpp"
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 namespace {
 
 using namespace fetchq::pg;
@@ -57,4 +57,4 @@ int64_t mark_dead(std::string_view queue, int32_t limit) {
     return n;
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

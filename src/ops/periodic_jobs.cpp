@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "pg/queue_sql.hpp"
-#include "worker/tasks.hpp"
+#include "ops/queue_sql.hpp"
+#include "ops/maintenance.hpp"
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 std::vector<PeriodicJob> claim_due_jobs(int32_t limit) {
     using namespace fetchq::pg;
@@ -78,4 +78,4 @@ void run_periodic_job(const PeriodicJob& job) {
     spi_execute(plan, global ? nullptr : &queue, nullptr, false);
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

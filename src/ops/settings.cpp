@@ -1,8 +1,8 @@
-#include "worker/settings.hpp"
+#include "ops/settings.hpp"
 
 #include "pg/postgres.hpp"
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 Settings settings;
 
@@ -71,4 +71,4 @@ void define_settings() {
     MarkGUCPrefixReserved("fetchq");
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

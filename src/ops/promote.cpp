@@ -1,9 +1,9 @@
 // Promotion: planned documents whose time has come become pending.
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
-#include "worker/tasks.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
+#include "ops/maintenance.hpp"
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 using namespace fetchq::pg;
 
@@ -34,4 +34,4 @@ int64_t promote_planned(std::string_view queue, int32_t limit) {
     return n;
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -7,7 +7,7 @@
 
 #include "pg/postgres.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
 
 // Raises 22001 naming the argument when `text` has more than `limit`
 // characters (not bytes).
@@ -21,4 +21,4 @@ uint64_t insert_log(const std::string& queue, const std::string& subject,
                     const std::string& message, Datum details, bool details_null,
                     const std::optional<std::string>& ref_id);
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

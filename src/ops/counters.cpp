@@ -1,4 +1,4 @@
-#include "pg/metrics.hpp"
+#include "ops/counters.hpp"
 
 #include <limits>
 #include <vector>
@@ -8,11 +8,13 @@
 #include "core/error.hpp"
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
-#include "pg/counter_row.hpp"
+#include "ops/counter_row.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
 namespace {
 
 core::MetricDeltas& deltas() {
@@ -379,4 +381,4 @@ void pending_arrays(std::string_view queue, Datum* metrics, Datum* deltas_out) {
     });
 }
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

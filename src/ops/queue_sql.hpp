@@ -12,7 +12,7 @@
 #include "pg/as_user.hpp"
 #include "pg/spi.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
 
 // fetchq_data."<queue>__docs" and friends, quoted.
 std::string docs_rel(std::string_view queue);
@@ -61,10 +61,10 @@ void queue_forget(std::string_view queue);
 template <typename Build>
 SPIPlanPtr queue_plan(std::string_view queue, std::string_view name, Build&& build,
                       std::initializer_list<Oid> argtypes) {
-    if (SPIPlanPtr plan = lookup_plan(queue, name)) return plan;
+    if (SPIPlanPtr plan = pg::lookup_plan(queue, name)) return plan;
     try {
-        return store_plan(queue, name, build(), argtypes);
-    } catch (const PgError& e) {
+        return pg::store_plan(queue, name, build(), argtypes);
+    } catch (const pg::PgError& e) {
         if (e.sqlerrcode() == ERRCODE_UNDEFINED_TABLE) throw_queue_missing(queue);
         throw;
     }
@@ -72,7 +72,7 @@ SPIPlanPtr queue_plan(std::string_view queue, std::string_view name, Build&& bui
 
 template <typename F>
 void as_queue_owner(std::string_view queue, F&& f) {
-    as_user(queue_owner_for_update(queue), f);
+    pg::as_user(queue_owner_for_update(queue), f);
 }
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

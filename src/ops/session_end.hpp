@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 // The key of the current session.
 int64_t session_key();
@@ -19,4 +19,4 @@ void watch_session_end();
 // Keys of the sessions alive now (call inside a transaction).
 std::vector<int64_t> live_session_keys();
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -5,7 +5,7 @@
 
 #include "pg/postgres.hpp"
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 // Remembers that something becomes due at `when` if this transaction commits.
 void note_due(TimestampTz when);
@@ -14,4 +14,4 @@ void note_due(TimestampTz when);
 void wake_scheduler_at_commit();
 void forget_due();
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -1,4 +1,4 @@
-#include "pg/counter_row.hpp"
+#include "ops/counter_row.hpp"
 
 extern "C" {
 #include "access/genam.h"
@@ -16,7 +16,9 @@ extern "C" {
 
 #include "pg/guard.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
 namespace {
 
 constexpr int kColumns = static_cast<int>(core::kCounterColumns.size());
@@ -183,4 +185,4 @@ bool counter_row_add(const core::CounterRow& row, int16 slot) {
     });
 }
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

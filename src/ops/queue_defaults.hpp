@@ -15,7 +15,7 @@ extern "C" {
 #include "datatype/timestamp.h"
 }
 
-namespace fetchq::pg {
+namespace fetchq::ops {
 
 // The queue's default_ttl (nullopt: none, or no such queue). Needs SPI.
 std::optional<Interval> queue_default_ttl(const std::string& queue);
@@ -26,4 +26,4 @@ std::optional<TimestampTz> default_expiry(const std::string& queue);
 // Installs the invalidation callback (from _PG_init).
 void queue_defaults_register();
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

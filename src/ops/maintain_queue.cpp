@@ -2,9 +2,9 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "worker/tasks.hpp"
+#include "ops/maintenance.hpp"
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 void check_task_limit(int32_t limit) {
     if (limit < 0)
@@ -22,4 +22,4 @@ MaintenanceCounts maintain_queue(std::string_view queue, int32_t limit) {
     return counts;
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -19,7 +19,7 @@
 #include "core/metric_deltas.hpp"
 #include "pg/postgres.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
 
 inline constexpr int kMetricSlots = 64;
 inline constexpr int kMaxMetricNameLength = 40;
@@ -64,4 +64,4 @@ std::string queue_counters_sql();
 // to join with fetchq.metrics in SQL.
 void pending_arrays(std::string_view queue, Datum* metrics, Datum* deltas);
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 // Planned documents (status 0) that are due become pending (1).
 int64_t promote_planned(std::string_view queue, int32_t limit);
@@ -77,4 +77,4 @@ void run_periodic_job(const PeriodicJob& job);
 // Raises 22023 when limit < 0 (shared by the tasks).
 void check_task_limit(int32_t limit);
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -1,15 +1,17 @@
-#include "pg/queue_sql.hpp"
+#include "ops/queue_sql.hpp"
 
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
-#include "pg/metrics.hpp"
+#include "ops/counters.hpp"
 
 extern "C" {
 #include "utils/acl.h"
 #include "utils/plancache.h"
 }
 
-namespace fetchq::pg {
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
 
 std::string docs_rel(std::string_view queue) {
     return "fetchq_data." + quote_ident(core::docs_table(queue));
@@ -126,4 +128,4 @@ void queue_forget(std::string_view queue) {
     metric_forget_queue(queue);
 }
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

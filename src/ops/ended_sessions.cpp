@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
-#include "worker/tasks.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
+#include "ops/maintenance.hpp"
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 namespace {
 
 using namespace fetchq::pg;
@@ -84,4 +84,4 @@ void drop_queue_by_sql(std::string_view queue) {
     spi_execute(plan, &name, nullptr, false);
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-namespace fetchq::pg {
+namespace fetchq::ops {
 
 // Creates <queue>__docs, __logs, __metrics and the queue's indexes;
 // unlogged for temporary queues.
@@ -20,4 +20,4 @@ int drop_queue_indexes(std::string_view queue);
 
 void drop_queue_tables(std::string_view queue);
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

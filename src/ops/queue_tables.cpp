@@ -1,10 +1,12 @@
-#include "pg/queue_ddl.hpp"
+#include "ops/queue_tables.hpp"
 
 #include <string>
 
-#include "pg/queue_sql.hpp"
+#include "ops/queue_sql.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
 namespace {
 
 enum class Table { kDocs, kLogs, kMetrics };
@@ -123,4 +125,4 @@ void drop_queue_tables(std::string_view queue) {
                      metrics_rel(queue));
 }
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

@@ -2,11 +2,11 @@
 // ones are left to their consumer: completing an expired job is its call.
 #include <string>
 
-#include "pg/metrics.hpp"
-#include "pg/queue_sql.hpp"
-#include "worker/tasks.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_sql.hpp"
+#include "ops/maintenance.hpp"
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 int64_t expire_documents(std::string_view queue, int32_t limit) {
     using namespace fetchq::pg;
@@ -36,4 +36,4 @@ int64_t expire_documents(std::string_view queue, int32_t limit) {
     return static_cast<int64_t>(n);
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

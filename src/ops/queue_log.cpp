@@ -1,10 +1,12 @@
-#include "pg/queue_log.hpp"
+#include "ops/queue_log.hpp"
 
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
-#include "pg/queue_sql.hpp"
+#include "ops/queue_sql.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
 
 namespace {
 constexpr int kMaxMessageLength = 255;  // fetchq_data.<queue>__logs.message
@@ -43,4 +45,4 @@ uint64_t insert_log(const std::string& queue, const std::string& subject,
     return queue_execute(queue, plan, values, nulls);
 }
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

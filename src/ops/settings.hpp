@@ -2,7 +2,7 @@
 // fetchq.notify_document_data, read by the notification triggers.
 #pragma once
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 struct Settings {
     bool enabled = true;             // fetchq.enabled (superuser, per database)
@@ -23,4 +23,4 @@ extern Settings settings;
 // Defines the parameters (from _PG_init, before the workers are registered).
 void define_settings();
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -9,11 +9,11 @@
 #include "core/counter_columns.hpp"
 #include "pg/postgres.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
 
 // Adds `row`'s changes to the row (row.queue, slot) of fetchq.counters and
 // returns true, or returns false when that row does not exist yet (the caller
 // inserts it). Waits for a concurrent writer of the row, as UPDATE would.
 bool counter_row_add(const core::CounterRow& row, int16 slot);
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

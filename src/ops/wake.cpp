@@ -1,12 +1,12 @@
-#include "worker/wake.hpp"
+#include "ops/wake.hpp"
 
-#include "worker/shared_state.hpp"
+#include "ops/shared_state.hpp"
 
 extern "C" {
 #include "storage/latch.h"
 }
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 namespace {
 
 TimestampTz g_due = DT_NOEND;
@@ -51,4 +51,4 @@ void wake_scheduler_at_commit() {
     if (latch != nullptr) SetLatch(latch);
 }
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

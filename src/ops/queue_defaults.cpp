@@ -1,4 +1,4 @@
-#include "pg/queue_defaults.hpp"
+#include "ops/queue_defaults.hpp"
 
 #include <cstdint>
 #include <unordered_map>
@@ -11,7 +11,9 @@ extern "C" {
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 
-namespace fetchq::pg {
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
 namespace {
 
 struct Cache {
@@ -86,4 +88,4 @@ std::optional<TimestampTz> default_expiry(const std::string& queue) {
 
 void queue_defaults_register() { CacheRegisterRelcacheCallback(on_relcache, (Datum)0); }
 
-}  // namespace fetchq::pg
+}  // namespace fetchq::ops

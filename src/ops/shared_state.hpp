@@ -9,7 +9,7 @@ extern "C" {
 #include "port/atomics.h"
 }
 
-namespace fetchq::worker {
+namespace fetchq::ops {
 
 enum Task : int {
     kTaskPromote = 0,  // planned -> pending when due
@@ -91,4 +91,4 @@ void wake_launcher_at_commit();
 void at_commit();
 void at_abort();
 
-}  // namespace fetchq::worker
+}  // namespace fetchq::ops

@@ -1,0 +1,55 @@
+// The composition root: what PostgreSQL calls when it loads the library.
+// _PG_init defines the settings, requests shared memory and registers the
+// launcher (only when preloaded), and wires the transaction callbacks that
+// write the counters of a commit and wake the scheduler.
+#include "ops/counters.hpp"
+#include "ops/queue_defaults.hpp"
+#include "ops/settings.hpp"
+#include "ops/shared_state.hpp"
+#include "ops/wake.hpp"
+#include "pg/fetchq4_quoting.hpp"
+#include "pg/module.hpp"
+#include "pg/postgres.hpp"
+#include "worker/database_guard.hpp"
+#include "worker/launcher.hpp"
+
+extern "C" {
+PG_MODULE_MAGIC;
+}
+
+namespace {
+
+void on_xact(XactEvent event, void*) {
+    using namespace fetchq::ops;
+    switch (event) {
+        case XACT_EVENT_COMMIT:
+            at_commit();
+            wake_scheduler_at_commit();
+            break;
+        case XACT_EVENT_ABORT:
+        case XACT_EVENT_PARALLEL_ABORT:
+        case XACT_EVENT_PREPARE:
+            at_abort();
+            forget_due();
+            break;
+        default:
+            break;
+    }
+}
+
+}  // namespace
+
+extern "C" PGDLLEXPORT void _PG_init(void) {
+    const bool preloaded = process_shared_preload_libraries_in_progress;
+    fetchq::pg::set_loaded_at_startup(preloaded);
+    fetchq::ops::define_settings();
+    fetchq::pg::define_fetchq4_quoting();
+    fetchq::ops::metrics_register_callbacks();
+    fetchq::ops::queue_defaults_register();
+    RegisterXactCallback(on_xact, nullptr);
+    if (!preloaded) return;
+    fetchq::ops::request_shared_memory();
+    fetchq::ops::install_shmem_hooks();
+    fetchq::worker::install_database_guard();
+    fetchq::worker::register_launcher();
+}
