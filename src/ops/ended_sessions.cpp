@@ -76,12 +76,4 @@ std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live
     return names;
 }
 
-void drop_queue_by_sql(std::string_view queue) {
-    SPIPlanPtr plan =
-        cached_plan("", "drop_temporary_queue",
-                    [] { return std::string("SELECT fetchq.queue_drop($1::varchar)"); }, {TEXTOID});
-    Datum name = to_text(queue);
-    spi_execute(plan, &name, nullptr, false);
-}
-
 }  // namespace fetchq::ops

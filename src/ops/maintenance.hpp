@@ -1,5 +1,5 @@
-// Maintenance of one queue's documents: the work behind fetchq.mnt_* and,
-// later, the background scheduler. Each task changes at most `limit`
+// Maintenance of one queue's documents: the work of the background scheduler
+// and of fetchq.mnt_*. Each task changes at most `limit`
 // documents in one statement, oldest first, skipping rows that a consumer
 // holds locked (FOR UPDATE SKIP LOCKED), so it never waits for a consumer
 // and its cost grows with the rows it changes, not with the queue's size.
@@ -13,7 +13,7 @@
 //   it); a queue without tables raises "queue ... does not exist".
 // - `limit` >= 0 (negative raises 22023); 0 changes nothing.
 // - the counters of the change (pnd, pln, act, ...) are added with
-//   pg::metric_add, so they are written when the caller's transaction
+//   ops::metric_add (ops/counters.hpp), so they are written when the caller's transaction
 //   commits and vanish if it rolls back.
 // - errors are thrown as C++ exceptions (pg::PgError, core::Error).
 #pragma once
@@ -58,8 +58,6 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
 // Temporary queues (fetchq.temporary_queues, which only the extension's
 // owner writes) whose owning session is not in `live`.
 std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live);
-// Drops a queue through fetchq.queue_drop (as the caller's current user).
-void drop_queue_by_sql(std::string_view queue);
 
 // A periodic job of fetchq.jobs ('sts', 'drp' or 'lgp').
 struct PeriodicJob {
@@ -70,8 +68,8 @@ struct PeriodicJob {
 std::vector<PeriodicJob> claim_due_jobs(int32_t limit);
 // When the next periodic job is due (DT_NOEND if none).
 int64_t next_job_due();
-// Runs one job through its SQL function (metric_snap, queue_drop_metrics +
-// queue_drop_logs, metric_log_pack), as the caller's current user.
+// Runs one job in C++ (ops/metric_snapshot, ops/retention, ops/metric_log),
+// as the caller's current user; nothing goes through the SQL functions.
 void run_periodic_job(const PeriodicJob& job);
 
 // Raises 22023 when limit < 0 (shared by the tasks).

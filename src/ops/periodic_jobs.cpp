@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "ops/metric_log.hpp"
+#include "ops/metric_snapshot.hpp"
 #include "ops/queue_sql.hpp"
+#include "ops/retention.hpp"
 #include "ops/maintenance.hpp"
 
 namespace fetchq::ops {
@@ -57,25 +60,15 @@ int64_t next_job_due() {
 }
 
 void run_periodic_job(const PeriodicJob& job) {
-    using namespace fetchq::pg;
-    const char* name = nullptr;
-    const char* sql = nullptr;
     if (job.task == "sts") {
-        name = "job_sts";
-        sql = "SELECT fetchq.metric_snap($1::varchar)";
+        require_queue(job.queue);
+        snapshot_counters(job.queue);
     } else if (job.task == "drp") {
-        name = "job_drp";
-        sql = "SELECT fetchq.queue_drop_metrics($1::varchar), fetchq.queue_drop_logs($1::varchar)";
+        drop_metrics_by_setting(job.queue);
+        drop_logs_by_setting(job.queue);
     } else {
-        name = "job_lgp";
-        sql = "SELECT fetchq.metric_log_pack()";
+        pack_metric_log();
     }
-    const bool global = job.task == "lgp";
-    SPIPlanPtr plan = cached_plan(
-        "", name, [&] { return std::string(sql); },
-        global ? std::initializer_list<Oid>{} : std::initializer_list<Oid>{TEXTOID});
-    Datum queue = global ? (Datum)0 : to_text(job.queue);
-    spi_execute(plan, global ? nullptr : &queue, nullptr, false);
 }
 
 }  // namespace fetchq::ops

@@ -7,6 +7,7 @@
 
 #include "pg/args.hpp"
 #include "ops/counters.hpp"
+#include "ops/metric_log.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
@@ -66,55 +67,12 @@ Datum log_change(FunctionCallInfo fcinfo, int sign) {
 Datum metric_log_increment(FunctionCallInfo fcinfo) { return log_change(fcinfo, 1); }
 Datum metric_log_decrement(FunctionCallInfo fcinfo) { return log_change(fcinfo, -1); }
 
-struct Folded {
-    std::string queue, metric;
-    std::optional<int64_t> reset;  // the latest one
-    int64_t increment;             // the sum of all
-};
-
-// Takes the log entries no other packer holds (SKIP LOCKED: two packers
-// never fold the same entry), deletes them, and returns them per counter, in
-// the order commits lock counter rows (bytewise (queue, metric)).
-std::vector<Folded> take_log(int64_t* entries) {
-    SPIPlanPtr plan = cached_plan(
-        "", "metric_log_take",
-        [] {
-            return std::string(
-                "WITH w AS (DELETE FROM fetchq.metrics_writes WHERE ctid = ANY (ARRAY("
-                "SELECT ctid FROM fetchq.metrics_writes FOR UPDATE SKIP LOCKED)) "
-                "RETURNING ctid, queue, metric, increment, reset, created_at) "
-                "SELECT queue, metric, (array_agg(reset ORDER BY created_at DESC NULLS LAST, "
-                "ctid DESC) "
-                "FILTER (WHERE reset IS NOT NULL))[1], COALESCE(sum(increment), 0)::int8, "
-                "count(*) FROM w GROUP BY queue, metric "
-                "ORDER BY queue COLLATE \"C\", metric COLLATE \"C\"");
-        },
-        {});
-    const uint64_t n = spi_execute(plan, nullptr, nullptr, false);
-    std::vector<Folded> out;
-    out.reserve(n);
-    *entries = 0;
-    for (uint64_t row = 0; row < n; ++row) {
-        bool reset_null = true;
-        Datum reset = spi_value(row, 3, &reset_null);
-        Folded f{spi_text(row, 1), spi_text(row, 2), std::nullopt, spi_int(row, 4)};
-        if (!reset_null) f.reset = DatumGetInt64(reset);
-        out.push_back(std::move(f));
-        *entries += spi_int(row, 5);
-    }
-    return out;
-}
-
 // metric_log_pack() -> affected_rows: the latest reset of each counter
 // first, then the sum of its increments; returns the entries folded.
 Datum metric_log_pack(FunctionCallInfo fcinfo) {
     spi_connect();
-    int64_t entries = 0;
-    std::vector<Folded> folded = take_log(&entries);
-    for (const Folded& f : folded)
-        if (f.reset) counter_set(f.queue, f.metric, *f.reset);
+    const int64_t entries = pack_metric_log();
     spi_finish();
-    for (const Folded& f : folded) metric_add(f.queue, f.metric, f.increment);
     PG_RETURN_INT32(static_cast<int32_t>(entries));
 }
 

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "pg/args.hpp"
 #include "ops/counters.hpp"
+#include "ops/metric_snapshot.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
@@ -18,24 +19,6 @@ Datum snap_result(FunctionCallInfo fcinfo, uint64_t inserts) {
     Datum values[2] = {BoolGetDatum(true), Int32GetDatum(static_cast<int32_t>(inserts))};
     bool nulls[2] = {false, false};
     return make_record(fcinfo, values, nulls);
-}
-
-// Inserts every counter of the queue, or those in the whitelist (jsonb).
-uint64_t snap_counters(const std::string& queue, const Datum* whitelist) {
-    SPIPlanPtr plan = queue_plan(
-        queue, whitelist ? "metric_snap_some" : "metric_snap_all",
-        [&] {
-            std::string sql = "INSERT INTO " + metrics_rel(queue) +
-                              " (metric, value) SELECT c.metric, c.current_value FROM (" +
-                              queue_counters_sql() + ") AS c";
-            if (whitelist) sql += " WHERE c.metric IN (SELECT jsonb_array_elements_text($4))";
-            return sql + " ORDER BY c.metric";
-        },
-        {TEXTOID, TEXTARRAYOID, INT8ARRAYOID, JSONBOID});
-    Datum values[4] = {to_text(queue), 0, 0, whitelist ? *whitelist : (Datum)0};
-    char nulls[4] = {' ', ' ', ' ', whitelist ? ' ' : 'n'};
-    pending_arrays(queue, &values[1], &values[2]);
-    return queue_execute(queue, plan, values, nulls);
 }
 
 // A whitelist is a JSON array of metric names.
@@ -61,7 +44,7 @@ Datum metric_snap_all(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
     require_queue(queue);
-    const uint64_t n = snap_counters(queue, nullptr);
+    const uint64_t n = snapshot_counters(queue, nullptr);
     spi_finish();
     return snap_result(fcinfo, n);
 }
@@ -75,7 +58,7 @@ Datum metric_snap_some(FunctionCallInfo fcinfo) {
     spi_connect();
     require_queue(queue);
     check_whitelist(whitelist);
-    const uint64_t n = snap_counters(queue, &whitelist);
+    const uint64_t n = snapshot_counters(queue, &whitelist);
     spi_finish();
     return snap_result(fcinfo, n);
 }

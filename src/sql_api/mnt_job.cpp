@@ -19,7 +19,10 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
+#include "ops/metric_log.hpp"
+#include "ops/metric_snapshot.hpp"
 #include "ops/queue_sql.hpp"
+#include "ops/retention.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 #include "ops/maintenance.hpp"
@@ -126,23 +129,11 @@ int32_t task_limit(const Job& job) {
     return v;
 }
 
-// Functions of other families, called by their SQL names.
-void call_global(const char* plan_name, const char* sql) {
-    SPIPlanPtr plan = cached_plan("", plan_name, [&] { return std::string(sql); }, {});
-    spi_execute(plan, nullptr, nullptr, false);
-}
-
-void call_on_queue(const char* plan_name, const char* sql, const std::string& queue) {
-    SPIPlanPtr plan = cached_plan("", plan_name, [&] { return std::string(sql); }, {VARCHAROID});
-    Datum arg = to_text(queue);
-    spi_execute(plan, &arg, nullptr, false);
-}
-
 // Does the job's task; false for an unknown task.
 bool run_task(const Job& job) {
     const std::string& t = job.task;
     if (t == "lgp") {
-        call_global("job_lgp", "SELECT * FROM fetchq.metric_log_pack()");
+        pack_metric_log();
         return true;
     }
     if (t != "mnt" && t != "drp" && t != "sts" && t != "cmp") return false;
@@ -153,11 +144,11 @@ bool run_task(const Job& job) {
         if (t == "mnt") {
             ops::maintain_queue(job.queue, task_limit(job));
         } else if (t == "drp") {
-            call_on_queue("job_drp_metrics", "SELECT * FROM fetchq.queue_drop_metrics($1)",
-                          job.queue);
-            call_on_queue("job_drp_logs", "SELECT * FROM fetchq.queue_drop_logs($1)", job.queue);
+            drop_metrics_by_setting(job.queue);
+            drop_logs_by_setting(job.queue);
         } else if (t == "sts") {
-            call_on_queue("job_sts", "SELECT * FROM fetchq.metric_snap($1)", job.queue);
+            require_queue(job.queue);
+            snapshot_counters(job.queue);
         }
     });
     // "cmp" (compute metrics) was planned by Fetchq 4 but never did anything:
@@ -332,8 +323,7 @@ Datum mnt(FunctionCallInfo fcinfo) {
     spi_connect();
     make_queue_jobs_due();
     const RunResult result = run_due_jobs(lock, INT32_MAX);
-    call_global("job_lgp", "SELECT * FROM fetchq.metric_log_pack()");
-    const int64_t packed = SPI_processed > 0 ? spi_int(0, 1) : 0;
+    const int64_t packed = pack_metric_log();
     spi_finish();
     Datum values[2] = {Int32GetDatum(result.processed),
                        Int32GetDatum(static_cast<int32_t>(packed))};

@@ -1,14 +1,12 @@
-// queue_create, queue_drop, queue_get_id: a queue's catalog row, its three
-// tables and its maintenance jobs come and go together.
+// queue_create, queue_drop, queue_get_id, queue_create_temporary: the SQL
+// entries of ops/queue_lifecycle.
 #include <optional>
 
-#include "core/queue_name.hpp"
-#include "pg/args.hpp"
-#include "ops/queue_tables.hpp"
+#include "ops/queue_lifecycle.hpp"
 #include "ops/queue_sql.hpp"
+#include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "ops/session_end.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -16,91 +14,12 @@ namespace {
 using namespace fetchq::pg;
 using namespace fetchq::ops;
 
-// The id of a registered queue; nullopt when it has no catalog row.
-std::optional<int32_t> registered_id(const std::string& queue) {
-    SPIPlanPtr select = cached_plan(
-        "", "queue_id", [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); },
-        {TEXTOID});
-    Datum name = to_text(queue);
-    if (spi_execute(select, &name, nullptr, true, 1) != 1) return std::nullopt;
-    return static_cast<int32_t>(spi_int(0, 1));
-}
-
-// Inserts the catalog row; returns its id and whether it is new. An existing
-// queue is looked up first, so that asking again consumes no id (the
-// sequence's default is drawn before ON CONFLICT sees the duplicate).
-int32_t register_queue(const std::string& queue, bool* created) {
-    if (std::optional<int32_t> id = registered_id(queue)) {
-        *created = false;
-        return *id;
-    }
-    SPIPlanPtr insert =
-        cached_plan("", "queue_register",
-                    [] {
-                        return std::string(
-                            "INSERT INTO fetchq.queues (name, created_at) VALUES ($1, now()) "
-                            "ON CONFLICT (name) DO NOTHING RETURNING id");
-                    },
-                    {TEXTOID});
-    Datum name = to_text(queue);
-    if (spi_execute(insert, &name, nullptr, false) == 1) {
-        *created = true;
-        return static_cast<int32_t>(spi_int(0, 1));
-    }
-    // Created concurrently since the lookup.
-    *created = false;
-    std::optional<int32_t> id = registered_id(queue);
-    if (!id) throw_queue_missing(queue);
-    return *id;
-}
-
-bool docs_table_exists(const std::string& queue) {
-    const std::string name = core::docs_table(queue);
-    const char* relname = name.c_str();
-    return pg_call([&] {
-        return OidIsValid(get_relname_relid(relname, get_namespace_oid("fetchq_data", false)));
-    });
-}
-
-void add_default_jobs(const std::string& queue) {
-    SPIPlanPtr plan = cached_plan(
-        "", "queue_jobs",
-        [] {
-            return std::string(
-                "INSERT INTO fetchq.jobs (task, queue, next_iteration, last_iteration, "
-                "attempts, iterations, settings, payload) VALUES "
-                "('mnt', $1, now(), NULL, 0, 0, '{\"delay\":\"100ms\", \"duration\":\"1m\", "
-                "\"limit\":500}', '{}'), "
-                "('sts', $1, now(), NULL, 0, 0, '{\"delay\":\"5m\", \"duration\":\"5m\"}', '{}'), "
-                "('cmp', $1, now(), NULL, 0, 0, '{\"delay\":\"10m\", \"duration\":\"5m\"}', '{}'), "
-                "('drp', $1, now(), NULL, 0, 0, '{\"delay\":\"10m\", \"duration\":\"5m\"}', '{}') "
-                "ON CONFLICT DO NOTHING");
-        },
-        {TEXTOID});
-    Datum name = to_text(queue);
-    spi_execute(plan, &name, nullptr, false);
-}
-
-void notify(const char* channel, const std::string& payload) {
-    const char* text = payload.c_str();
-    pg_call([&] { Async_Notify(channel, text); });
-}
-
 Datum queue_create(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
-    bool created = false;
-    int32_t id = register_queue(queue, &created);
-    // A catalog row without its tables (a manual INSERT, a partial restore,
-    // Fetchq 4's queue_get_id) is made whole, as Fetchq 4 did.
-    if (!created && !docs_table_exists(queue)) created = true;
-    if (created) {
-        create_queue_tables(queue);
-        add_default_jobs(queue);
-        notify("fetchq_queue_create", queue);
-    }
+    const CreatedQueue q = create_queue(queue);
     spi_finish();
-    Datum values[2] = {BoolGetDatum(created), Int32GetDatum(id)};
+    Datum values[2] = {BoolGetDatum(q.created), Int32GetDatum(q.id)};
     bool nulls[2] = {false, false};
     return make_record(fcinfo, values, nulls);
 }
@@ -108,79 +27,19 @@ Datum queue_create(FunctionCallInfo fcinfo) {
 Datum queue_drop(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
-    // A catalog row without tables is anybody's to remove (queue_create
-    // would make it whole for them); a queue with tables is its owner's.
-    if (OidIsValid(queue_owner_or_invalid(queue))) require_queue_owner(queue);
-    SPIPlanPtr plan = cached_plan(
-        "", "queue_unregister",
-        [] { return std::string("DELETE FROM fetchq.queues WHERE name = $1 RETURNING id"); },
-        {TEXTOID});
-    Datum name = to_text(queue);
-    if (spi_execute(plan, &name, nullptr, false) != 1) throw_queue_missing(queue);
-    const int32_t id = static_cast<int32_t>(spi_int(0, 1));
-    drop_queue_tables(queue);
-    SPIPlanPtr cleanup =
-        cached_plan("", "queue_cleanup",
-                    [] {
-                        return std::string(
-                            "WITH j AS (DELETE FROM fetchq.jobs WHERE queue = $1), "
-                            "c AS (DELETE FROM fetchq.counters WHERE queue = $1), "
-                            "m AS (DELETE FROM fetchq.custom_counters WHERE queue = $1) "
-                            "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
-                    },
-                    {TEXTOID});
-    spi_execute(cleanup, &name, nullptr, false);
-    queue_forget(queue);
-    notify("fetchq_queue_drop", queue);
+    const int32_t id = drop_queue(queue);
     spi_finish();
     Datum values[2] = {BoolGetDatum(true), Int32GetDatum(id)};
     bool nulls[2] = {false, false};
     return make_record(fcinfo, values, nulls);
 }
 
-// The scheduler's record of a temporary queue, in a table that only its
-// owner (the extension's) may write: inserted as that owner, restricted.
-void register_temporary(const std::string& queue, int64_t key) {
-    const Oid registry_owner = table_owner("fetchq", "temporary_queues");
-    if (!OidIsValid(registry_owner))
-        throw core::Error(
-            core::sqlstate::kUndefinedObject, "table fetchq.temporary_queues does not exist", {},
-            "Reinstall the extension: DROP EXTENSION fetchq; CREATE EXTENSION fetchq;");
-    const Oid creator = pg_call([] { return GetUserId(); });
-    SPIPlanPtr plan = cached_plan("", "queue_register_temporary",
-                                  [] {
-                                      return std::string(
-                                          "INSERT INTO fetchq.temporary_queues (name, "
-                                          "session_key, created_by) VALUES ($1, $2, $3)");
-                                  },
-                                  {TEXTOID, INT8OID, OIDOID});
-    Datum values[3] = {to_text(queue), Int64GetDatum(key), ObjectIdGetDatum(creator)};
-    as_user(registry_owner, [&] { spi_execute(plan, values, nullptr, false); });
-}
-
 // queue_create_temporary(): a queue owned by this session, with unlogged
 // tables, dropped by the scheduler soon after the session ends.
 Datum queue_create_temporary(FunctionCallInfo fcinfo) {
-    static uint32_t counter = 0;
-    const int64_t key = ops::session_key();
-    char name[41];
-    snprintf(name, sizeof(name), "tmp_%016llx_%u", static_cast<unsigned long long>(key), ++counter);
-    const std::string queue(name);
     spi_connect();
-    bool created = false;
-    register_queue(queue, &created);
-    if (!created) throw_queue_missing(queue);  // cannot happen: the name is ours
-    SPIPlanPtr own = cached_plan(
-        "", "queue_own",
-        [] { return std::string("UPDATE fetchq.queues SET owner_session = $2 WHERE name = $1"); },
-        {TEXTOID, INT8OID});
-    Datum values[2] = {to_text(queue), Int64GetDatum(key)};
-    spi_execute(own, values, nullptr, false);
-    create_queue_tables(queue, /*unlogged=*/true);
-    register_temporary(queue, key);
-    notify("fetchq_queue_create", queue);
+    const std::string queue = create_temporary_queue();
     spi_finish();
-    ops::watch_session_end();
     return to_text(queue);
 }
 

@@ -14,6 +14,7 @@
 #include "ops/settings.hpp"
 #include "ops/shared_state.hpp"
 #include "ops/maintenance.hpp"
+#include "ops/queue_lifecycle.hpp"
 #include "worker/transaction.hpp"
 #include "worker/vacuum.hpp"
 
@@ -153,7 +154,8 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
     // An idle queue costs one statement (three probes of partial indexes):
     // its tasks run only when something in it is due.
     std::string error;
-    if (in_spi_transaction(q.owner, [&] { due = next_due(q.name); }, &error) &&
+    if (in_spi_transaction(
+            q.owner, [&] { due = next_due(q.name); }, &error) &&
         due > GetCurrentTimestamp())
         return due;
     const int32_t limit = settings.batch_size;
@@ -220,7 +222,7 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
         if (is_ended) {
             // Dropped as its owner: DROP TABLE runs no user code as superuser.
             if (!in_spi_transaction(
-                    q.owner, [&] { drop_queue_by_sql(q.name); }, &failed))
+                    q.owner, [&] { drop_queue(q.name); }, &failed))
                 error = "drop of temporary queue " + q.name + ": " + failed;
             continue;
         }
