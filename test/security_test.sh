@@ -50,6 +50,8 @@ wait_for() {
 }
 
 cleanup() {
+    psql -X -q -d postgres -c "ALTER SYSTEM RESET fetchq.task_timeout" -c "SELECT pg_reload_conf()" \
+        >/dev/null 2>&1 || true
     for d in "$nomnt" "$squat"; do
         PGOPTIONS='-c client_min_messages=warning' psql -X -q -d postgres \
             -c "DROP DATABASE IF EXISTS \"$d\" WITH (FORCE)" >/dev/null 2>&1 || true
@@ -126,6 +128,25 @@ done
 # sec_app still manages its own queue.
 out=$(as sec_app "$db" "SELECT affected_rows FROM fetchq.queue_set_max_attempts('sec_appq', 3)")
 check "sec_app changes its own queue" "$out" 1
+# Rows for a name that has no tables yet: planted settings and jobs would be
+# taken over by whoever creates that queue later.
+out=$(as sec_app "$db" "INSERT INTO fetchq.queues (name, max_attempts, default_ttl) VALUES ('sec_future', 1, '1 second')")
+check_has "sec_app cannot register a queue it has no tables for" "$out" "row-level security"
+out=$(as sec_app "$db" "INSERT INTO fetchq.jobs (task, queue, next_iteration, settings) VALUES ('drp', 'sec_future', 'infinity', '{}'), ('lgp', 'sec_appq', '-infinity', '{}')")
+check_has "sec_app cannot plant jobs for another name, nor global jobs" "$out" "row-level security"
+# (in the session that owns the temporary queue: the scheduler drops it when
+# that session ends)
+out=$(psql -X -q -At -v ON_ERROR_STOP=1 -U sec_app -d "$db" 2>&1 <<'SQL' || true
+SELECT fetchq.queue_create_temporary() AS tmp \gset
+UPDATE fetchq.queues SET name = 'sec_future' WHERE name = :'tmp';
+SQL
+)
+check_has "sec_app cannot rename its temporary queue to a name another role will create" "$out" \
+    "row-level security|violates foreign key"
+q "SELECT fetchq.queue_create('sec_future')" >/dev/null
+check "the queue created later has its own settings and jobs" \
+    "$(q "SELECT max_attempts || ' ' || (default_ttl IS NULL) FROM fetchq.queues WHERE name = 'sec_future'") $(q "SELECT count(*) FROM fetchq.jobs WHERE queue = 'sec_future' AND next_iteration = 'infinity'")" \
+    "5 true 0"
 # A temporary queue of sec_app's, and a session that ends: the scheduler
 # drops that queue, and nothing else.
 tmp=$(as sec_app "$db" "SELECT fetchq.queue_create_temporary()")
@@ -149,6 +170,31 @@ wait_for "a later queue is still maintained (the trigger's settings did not stay
 q "SELECT fetchq.doc_push('zz_victim', 'v2', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
 wait_for "... and in the next rounds too" 20 "$db" \
     "SELECT status FROM fetchq_data.zz_victim__docs WHERE subject = 'v2'" 1
+
+# A trigger that sleeps, or keeps an advisory lock for the rest of the
+# scheduler's life: bounded by fetchq.task_timeout, and dropped.
+psql -X -q -v ON_ERROR_STOP=1 -U sec_app -d "$db" >/dev/null <<'SQL'
+CREATE FUNCTION sec_app.stall() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.subject = 'slow' THEN PERFORM pg_sleep(60); END IF;
+    IF NEW.subject = 'lock' THEN PERFORM pg_advisory_lock(424242); END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER stall BEFORE UPDATE ON fetchq_data.sec_appq__docs
+    FOR EACH ROW EXECUTE FUNCTION sec_app.stall();
+SQL
+psql -X -q -d postgres -c "ALTER SYSTEM SET fetchq.task_timeout = '2s'" -c "SELECT pg_reload_conf()" >/dev/null
+as sec_app "$db" "SELECT fetchq.doc_push('sec_appq', 'lock', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
+wait_for "the scheduler ran the trigger that takes an advisory lock" 20 "$db" \
+    "SELECT status FROM fetchq_data.sec_appq__docs WHERE subject = 'lock'" 1
+wait_for "... and does not keep the lock after the unit" 10 "$db" \
+    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 424242" 0
+as sec_app "$db" "SELECT fetchq.doc_push('sec_appq', 'slow', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
+q "SELECT fetchq.doc_push('zz_victim', 'v3', 0, 0, clock_timestamp() + interval '2 seconds', '{}')" >/dev/null
+wait_for "a trigger that sleeps does not hold up the other queues (fetchq.task_timeout)" 15 "$db" \
+    "SELECT status FROM fetchq_data.zz_victim__docs WHERE subject = 'v3'" 1
+psql -X -q -d postgres -c "ALTER SYSTEM RESET fetchq.task_timeout" -c "SELECT pg_reload_conf()" >/dev/null
+as sec_app "$db" "DROP TRIGGER stall ON fetchq_data.sec_appq__docs" >/dev/null
 
 # A superuser's mnt_run_all / mnt in a database whose scheduler is off.
 PGOPTIONS='-c client_min_messages=warning' psql -X -q -v ON_ERROR_STOP=1 -d postgres \
@@ -193,6 +239,28 @@ out=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$nomnt" -c "SELECT processed > 0 FRO
 check "a superuser's mnt() keeps none of the trigger's settings" "$out" "t off "
 check "mnt() ran the owner's trigger as the owner" \
     "$(qdb "$nomnt" "SELECT string_agg(DISTINCT who::text, ',') FROM sec_app.seen")" sec_app
+# Other calls a superuser makes on a queue: its owner's triggers run as the owner.
+psql -X -q -v ON_ERROR_STOP=1 -U sec_app -d "$nomnt" >/dev/null <<'SQL'
+CREATE FUNCTION sec_app.record_user() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO sec_app.seen (who) VALUES (current_user);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER record_snap AFTER INSERT ON fetchq_data.sec_appq__metrics
+    FOR EACH STATEMENT EXECUTE FUNCTION sec_app.record_user();
+CREATE TRIGGER record_logs AFTER DELETE ON fetchq_data.sec_appq__logs
+    FOR EACH STATEMENT EXECUTE FUNCTION sec_app.record_user();
+CREATE TRIGGER record_truncate AFTER TRUNCATE ON fetchq_data.sec_appq__docs
+    FOR EACH STATEMENT EXECUTE FUNCTION sec_app.record_user();
+SQL
+qdb "$nomnt" "TRUNCATE sec_app.seen"
+for call in "metric_snap('sec_appq')" "metric_snap('sec_appq', 'cnt')" \
+    "queue_drop_logs('sec_appq', '0s')" "queue_truncate('sec_appq')"; do
+    qdb "$nomnt" "SELECT fetchq.$call" >/dev/null
+done
+check "a superuser's metric_snap, queue_drop_logs and queue_truncate run the owner's triggers as the owner" \
+    "$(qdb "$nomnt" "SELECT string_agg(DISTINCT who::text, ',') || ' ' || count(*) FROM sec_app.seen")" \
+    "sec_app 4"
 out=$(as sec_mallory "$nomnt" "SELECT * FROM fetchq.mnt_run('sec_appq', 10)")
 check_has "a role without grants cannot run maintenance" "$out" "permission denied"
 
@@ -221,6 +289,13 @@ qdb "$squat" "CREATE SCHEMA fetchq; GRANT CREATE ON SCHEMA fetchq TO sec_mallory
 out=$(psql -X -q -v ON_ERROR_STOP=1 -d "$squat" -c "CREATE EXTENSION fetchq" 2>&1 || true)
 check_has "CREATE EXTENSION refuses a schema fetchq that sec_mallory may create objects in" \
     "$out" 'lets role "sec_mallory" create objects'
+qdb "$squat" "REVOKE CREATE ON SCHEMA fetchq FROM sec_mallory; GRANT CREATE ON SCHEMA fetchq TO sec_mallory"
+as sec_mallory "$squat" "CREATE FUNCTION fetchq.planted_before() RETURNS int LANGUAGE sql AS 'SELECT 1'" >/dev/null
+qdb "$squat" "REVOKE CREATE ON SCHEMA fetchq FROM sec_mallory"
+out=$(psql -X -q -v ON_ERROR_STOP=1 -d "$squat" -c "CREATE EXTENSION fetchq" 2>&1 || true)
+check_has "CREATE EXTENSION refuses a schema fetchq that holds objects sec_mallory made there" \
+    "$out" 'holds 1 object\(s\) of other roles, such as role "sec_mallory"'
+qdb "$squat" "DROP FUNCTION fetchq.planted_before()"
 check "CREATE EXTENSION works once the schema is gone" \
     "$(qdb "$squat" "DROP SCHEMA fetchq; CREATE EXTENSION fetchq;
                      SELECT nspowner::regrole FROM pg_namespace WHERE nspname = 'fetchq'" 2>&1)" \

@@ -64,9 +64,14 @@ std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live
                                   [] {
                                       // Not fetchq.queues.owner_session: a role with UPDATE
                                       // on the catalog could point it at another's queue.
+                                      // And only while the role that created it
+                                      // still owns its tables.
                                       return std::string(
-                                          "SELECT name::text FROM fetchq.temporary_queues"
-                                          " WHERE session_key <> ALL ($1) ORDER BY name");
+                                          "SELECT t.name::text FROM fetchq.temporary_queues AS t"
+                                          " JOIN pg_class AS c ON c.oid = to_regclass("
+                                          "'fetchq_data.' || quote_ident(t.name || '__docs'))"
+                                          " WHERE t.session_key <> ALL ($1)"
+                                          " AND c.relowner = t.created_by ORDER BY t.name");
                                   },
                                   {INT8ARRAYOID});
     Datum keys = key_array(live);

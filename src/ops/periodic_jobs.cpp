@@ -32,7 +32,8 @@ std::vector<PeriodicJob> claim_due_jobs(int32_t limit) {
                 "END)::interval"
                 " END)"
                 " WHERE j.id = ANY (ARRAY(SELECT id FROM fetchq.jobs"
-                " WHERE task IN ('sts', 'drp', 'lgp') AND next_iteration <= now()"
+                " WHERE task IN ('sts', 'drp', 'lgp') AND (task <> 'lgp' OR queue = '*')"
+                " AND next_iteration <= now()"
                 " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))"
                 " RETURNING j.task::text, j.queue::text");
         },
@@ -50,7 +51,8 @@ int64_t next_job_due() {
         "", "next_job_due",
         [] {
             return std::string(
-                "SELECT min(next_iteration) FROM fetchq.jobs WHERE task IN ('sts', 'drp', 'lgp')");
+                "SELECT min(next_iteration) FROM fetchq.jobs WHERE task IN ('sts', 'drp', 'lgp')"
+                " AND (task <> 'lgp' OR queue = '*')");
         },
         {});
     spi_execute(plan, nullptr, nullptr, true, 1);

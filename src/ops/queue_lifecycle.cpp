@@ -22,32 +22,21 @@ std::optional<int32_t> registered_id(const std::string& queue) {
 
 namespace {
 
-// Inserts the catalog row; returns its id and whether it is new. An existing
-// queue is looked up first, so that asking again consumes no id (the
-// sequence's default is drawn before ON CONFLICT sees the duplicate).
-int32_t register_queue(const std::string& queue, bool* created) {
-    if (std::optional<int32_t> id = registered_id(queue)) {
-        *created = false;
-        return *id;
-    }
+// Inserts the catalog row of a queue whose tables exist (the row security
+// of fetchq.queues lets a role register only a queue whose tables it owns);
+// returns its id.
+int32_t insert_queue_row(const std::string& queue) {
     SPIPlanPtr insert =
         cached_plan("", "queue_register",
                     [] {
                         return std::string(
                             "INSERT INTO fetchq.queues (name, created_at) VALUES ($1, now()) "
-                            "ON CONFLICT (name) DO NOTHING RETURNING id");
+                            "RETURNING id");
                     },
                     {TEXTOID});
     Datum name = to_text(queue);
-    if (spi_execute(insert, &name, nullptr, false) == 1) {
-        *created = true;
-        return static_cast<int32_t>(spi_int(0, 1));
-    }
-    // Created concurrently since the lookup.
-    *created = false;
-    std::optional<int32_t> id = registered_id(queue);
-    if (!id) throw_queue_missing(queue);
-    return *id;
+    spi_execute(insert, &name, nullptr, false);
+    return static_cast<int32_t>(spi_int(0, 1));
 }
 
 bool docs_table_exists(const std::string& queue) {
@@ -106,21 +95,26 @@ void register_temporary(const std::string& queue, int64_t key) {
 
 CreatedQueue create_queue(const std::string& queue) {
     CreatedQueue out;
-    out.id = register_queue(queue, &out.created);
-    // A catalog row without its tables (a manual INSERT, a partial restore,
-    // Fetchq 4's queue_get_id) is made whole, as Fetchq 4 did.
-    if (!out.created && !docs_table_exists(queue)) out.created = true;
-    if (out.created) {
+    // Looked up first, so that asking again consumes no id.
+    if (std::optional<int32_t> id = registered_id(queue)) {
+        out.id = *id;
+        // A catalog row without its tables (a partial restore, a table
+        // dropped by hand) is made whole, as Fetchq 4 did.
+        if (docs_table_exists(queue)) return out;
         create_queue_tables(queue);
-        add_default_jobs(queue);
-        notify("fetchq_queue_create", queue);
+    } else {
+        create_queue_tables(queue);
+        out.id = insert_queue_row(queue);
     }
+    out.created = true;
+    add_default_jobs(queue);
+    notify("fetchq_queue_create", queue);
     return out;
 }
 
 int32_t drop_queue(const std::string& queue) {
-    // A catalog row without tables is anybody's to remove (queue_create
-    // would make it whole for them); a queue with tables is its owner's.
+    // A queue with tables is its owner's; a catalog row without tables is
+    // left to the superuser and the extension's owner by row security.
     if (OidIsValid(queue_owner_or_invalid(queue))) require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", "queue_unregister",
@@ -152,16 +146,14 @@ std::string create_temporary_queue() {
     char name[41];
     snprintf(name, sizeof(name), "tmp_%016llx_%u", static_cast<unsigned long long>(key), ++counter);
     const std::string queue(name);
-    bool created = false;
-    register_queue(queue, &created);
-    if (!created) throw_queue_missing(queue);  // cannot happen: the name is ours
+    create_queue_tables(queue, /*unlogged=*/true);
+    insert_queue_row(queue);
     SPIPlanPtr own = cached_plan(
         "", "queue_own",
         [] { return std::string("UPDATE fetchq.queues SET owner_session = $2 WHERE name = $1"); },
         {TEXTOID, INT8OID});
     Datum values[2] = {to_text(queue), Int64GetDatum(key)};
     spi_execute(own, values, nullptr, false);
-    create_queue_tables(queue, /*unlogged=*/true);
     register_temporary(queue, key);
     notify("fetchq_queue_create", queue);
     watch_session_end();

@@ -88,13 +88,14 @@ void require_queue_owner(std::string_view queue) {
                       "change the queue.");
 }
 
-Oid queue_owner_for_update(std::string_view queue) {
-    const std::string name = core::docs_table(queue);
-    const Oid owner = table_owner("fetchq_data", name.c_str());
+Oid queue_owner_for(std::string_view queue, AclMode mode, const std::string& table) {
+    const Oid owner = queue_owner_or_invalid(queue);
     if (!OidIsValid(owner)) throw_queue_missing(queue);
+    const std::string name = table.empty() ? core::docs_table(queue) : table;
     pg_call([&] {
         const Oid relid = get_relname_relid(name.c_str(), get_namespace_oid("fetchq_data", false));
-        const AclResult acl = pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE);
+        if (!OidIsValid(relid)) return;  // the statement will say the queue is missing
+        const AclResult acl = pg_class_aclcheck(relid, GetUserId(), mode);
         if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, name.c_str());
     });
     return owner;

@@ -48,12 +48,14 @@ Oid queue_owner_or_invalid(std::string_view queue);
 void require_queue_owner(std::string_view queue);
 
 // Runs f as the owner of the queue's tables (pg/as_user.hpp) once the caller
-// is known to have UPDATE on its documents: a superuser's maintenance call
-// never runs an owner's triggers with superuser rights, and a role without
-// rights on the queue is refused as before.
+// is known to have `mode` on the queue's `table` (its __docs table when
+// empty): a superuser's call never runs an owner's triggers (or the
+// functions of a view put in place of a queue table) with superuser rights,
+// and a role without rights on the queue is refused as before.
 template <typename F>
-void as_queue_owner(std::string_view queue, F&& f);
-Oid queue_owner_for_update(std::string_view queue);
+void as_queue_owner(std::string_view queue, F&& f, AclMode mode = ACL_UPDATE,
+                    const std::string& table = {});
+Oid queue_owner_for(std::string_view queue, AclMode mode, const std::string& table);
 
 // Forgets every cached plan and pending counter of a queue being dropped.
 void queue_forget(std::string_view queue);
@@ -71,8 +73,8 @@ SPIPlanPtr queue_plan(std::string_view queue, std::string_view name, Build&& bui
 }
 
 template <typename F>
-void as_queue_owner(std::string_view queue, F&& f) {
-    pg::as_user(queue_owner_for_update(queue), f);
+void as_queue_owner(std::string_view queue, F&& f, AclMode mode, const std::string& table) {
+    pg::as_user(queue_owner_for(queue, mode, table), f);
 }
 
 }  // namespace fetchq::ops

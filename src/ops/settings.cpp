@@ -48,6 +48,12 @@ void define_settings() {
     DefineCustomIntVariable("fetchq.lock_timeout", "lock_timeout of maintenance statements.",
                             nullptr, &settings.lock_timeout_ms, 1000, 0, 600000, PGC_SIGHUP,
                             GUC_UNIT_MS, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "fetchq.task_timeout", "Longest a unit of background maintenance may run.",
+        "A queue owner's trigger that runs longer is cancelled, and that queue waits before "
+        "its next try, so that it cannot hold up the maintenance of the other queues. 0: none.",
+        &settings.task_timeout_ms, 30000, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
+        nullptr);
     DefineCustomEnumVariable(
         "fetchq.log_level", "Message level of the reports of maintenance rounds.", nullptr,
         &settings.log_level, DEBUG1, kLogLevels, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);

@@ -11,6 +11,7 @@ struct Settings {
     int max_databases = 16;          // fetchq.max_databases: scheduler slots (postmaster)
     char* databases = nullptr;       // fetchq.databases: allow-list, empty = all (sighup)
     int lock_timeout_ms = 1000;      // fetchq.lock_timeout for task statements (sighup)
+    int task_timeout_ms = 30000;     // fetchq.task_timeout: longest unit of maintenance (sighup)
     int log_level = 0;               // fetchq.log_level: elog level of task reports (sighup)
     int vacuum_threshold = 1000;     // fetchq.vacuum_threshold: dead tuples (sighup)
     int vacuum_interval_ms = 60000;  // fetchq.vacuum_interval (sighup)

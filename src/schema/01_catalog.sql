@@ -30,7 +30,7 @@ CREATE TABLE fetchq.queues (
 -- queue_create_temporary inserts as that owner; the row goes with its queue.
 CREATE TABLE fetchq.temporary_queues (
     name CHARACTER VARYING(40) PRIMARY KEY
-        REFERENCES fetchq.queues (name) ON UPDATE CASCADE ON DELETE CASCADE,
+        REFERENCES fetchq.queues (name) ON DELETE CASCADE,
     session_key BIGINT NOT NULL,
     created_by OID NOT NULL,
     created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now()

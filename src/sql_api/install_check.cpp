@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "pg/spi.hpp"
 #include "sql_api/function.hpp"
 
 extern "C" {
@@ -26,16 +27,18 @@ using namespace fetchq::pg;
 // What the catalog says of one schema (plain data: filled in pg_call).
 struct SchemaFacts {
     bool exists;
+    Oid oid;
     Oid owner;
     Oid other_creator;  // a role other than the owner with CREATE, or InvalidOid
 };
 
 SchemaFacts schema_facts(const char* name) {
-    SchemaFacts facts{false, InvalidOid, InvalidOid};
+    SchemaFacts facts{false, InvalidOid, InvalidOid, InvalidOid};
     pg_call([&] {
         HeapTuple tuple = SearchSysCache1(NAMESPACENAME, CStringGetDatum(name));
         if (!HeapTupleIsValid(tuple)) return;
         facts.exists = true;
+        facts.oid = reinterpret_cast<Form_pg_namespace>(GETSTRUCT(tuple))->oid;
         facts.owner = reinterpret_cast<Form_pg_namespace>(GETSTRUCT(tuple))->nspowner;
         bool isnull = true;
         Datum acl_datum = SysCacheGetAttr(NAMESPACENAME, tuple, Anum_pg_namespace_nspacl, &isnull);
@@ -49,6 +52,42 @@ SchemaFacts schema_facts(const char* name) {
         ReleaseSysCache(tuple);
     });
     return facts;
+}
+
+// Objects in the schema that another role owns (created while it could):
+// how many, and the owner of one of them.
+int64_t foreign_objects(const SchemaFacts& s, Oid* one_owner) {
+    const std::string nsp = std::to_string(s.oid);
+    const std::string owner = std::to_string(s.owner);
+    std::string sql = "SELECT o.owner, count(*) OVER () FROM (";
+    const char* kinds[][3] = {{"relowner", "pg_class", "relnamespace"},
+                              {"proowner", "pg_proc", "pronamespace"},
+                              {"typowner", "pg_type", "typnamespace"},
+                              {"oprowner", "pg_operator", "oprnamespace"},
+                              {"collowner", "pg_collation", "collnamespace"},
+                              {"conowner", "pg_conversion", "connamespace"},
+                              {"opcowner", "pg_opclass", "opcnamespace"},
+                              {"opfowner", "pg_opfamily", "opfnamespace"},
+                              {"stxowner", "pg_statistic_ext", "stxnamespace"},
+                              {"cfgowner", "pg_ts_config", "cfgnamespace"},
+                              {"dictowner", "pg_ts_dict", "dictnamespace"}};
+    bool first = true;
+    for (const auto& k : kinds) {
+        if (!first) sql += " UNION ALL ";
+        first = false;
+        sql += std::string("SELECT ") + k[0] + " AS owner FROM pg_catalog." + k[1] + " WHERE " +
+               k[2] + " = " + nsp;
+    }
+    sql += ") AS o WHERE o.owner <> " + owner + " LIMIT 1";
+    pg::spi_connect();
+    const uint64_t n = pg::spi_execute_text(sql, true);
+    int64_t count = 0;
+    if (n > 0) {
+        *one_owner = static_cast<Oid>(pg::spi_int(0, 1));
+        count = pg::spi_int(0, 2);
+    }
+    pg::spi_finish();
+    return count;
 }
 
 std::string role_name(Oid role) {
@@ -77,6 +116,16 @@ void check_fetchq_schema(Oid installer) {
                           "owner may create objects there.",
                           "REVOKE CREATE ON SCHEMA fetchq FROM " + role_name(s.other_creator) +
                               ", then run CREATE EXTENSION fetchq again.");
+    Oid other = InvalidOid;
+    if (const int64_t n = foreign_objects(s, &other); n > 0)
+        throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                          "schema \"fetchq\" holds " + std::to_string(n) +
+                              " object(s) of other roles, such as role \"" + role_name(other) +
+                              "\"",
+                          "Objects another role created in schema \"fetchq\" could be run by "
+                          "fetchq's calls.",
+                          "Check what schema \"fetchq\" holds, drop or rename it, then run "
+                          "CREATE EXTENSION fetchq again.");
 }
 
 void check_fetchq_data_schema(Oid installer) {

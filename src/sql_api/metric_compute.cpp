@@ -120,7 +120,9 @@ Datum metric_compute(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
     require_queue(queue);
-    const Computed c = compute(queue);
+    Computed c;
+    as_queue_owner(
+        queue, [&] { c = compute(queue); }, ACL_SELECT);
     spi_finish();
     return compute_record(fcinfo, c);
 }
@@ -130,7 +132,9 @@ Datum metric_reset(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
     require_queue(queue);
-    const Computed c = reset(queue);
+    Computed c;
+    as_queue_owner(
+        queue, [&] { c = reset(queue); }, ACL_SELECT);
     spi_finish();
     Datum values[6];
     bool nulls[6] = {};
@@ -144,7 +148,9 @@ Datum for_all_queues(FunctionCallInfo fcinfo, Computed (*each)(const std::string
     begin_rows(fcinfo);
     spi_connect();
     for (const std::string& queue : all_queues()) {
-        const Computed c = each(queue);
+        Computed c;
+        as_queue_owner(
+            queue, [&] { c = each(queue); }, ACL_SELECT);
         Datum values[7];
         bool nulls[7] = {};
         values[0] = to_text(queue);

@@ -2,6 +2,7 @@
 // one, or those named in a JSON array) into its history table
 // fetchq_data.<queue>__metrics.
 #include "core/error.hpp"
+#include "core/queue_name.hpp"
 #include "pg/args.hpp"
 #include "ops/counters.hpp"
 #include "ops/metric_snapshot.hpp"
@@ -44,7 +45,10 @@ Datum metric_snap_all(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
     require_queue(queue);
-    const uint64_t n = snapshot_counters(queue, nullptr);
+    uint64_t n = 0;
+    as_queue_owner(
+        queue, [&] { n = snapshot_counters(queue, nullptr); }, ACL_INSERT,
+        core::metrics_table(queue));
     spi_finish();
     return snap_result(fcinfo, n);
 }
@@ -58,7 +62,10 @@ Datum metric_snap_some(FunctionCallInfo fcinfo) {
     spi_connect();
     require_queue(queue);
     check_whitelist(whitelist);
-    const uint64_t n = snapshot_counters(queue, &whitelist);
+    uint64_t n = 0;
+    as_queue_owner(
+        queue, [&] { n = snapshot_counters(queue, &whitelist); }, ACL_INSERT,
+        core::metrics_table(queue));
     spi_finish();
     return snap_result(fcinfo, n);
 }
@@ -76,7 +83,10 @@ Datum metric_snap_one(FunctionCallInfo fcinfo) {
         [&] { return "INSERT INTO " + metrics_rel(queue) + " (metric, value) VALUES ($1, $2)"; },
         {TEXTOID, INT8OID});
     Datum values[2] = {to_text(metric), Int64GetDatum(c.value)};
-    const uint64_t n = queue_execute(queue, plan, values, nullptr);
+    uint64_t n = 0;
+    as_queue_owner(
+        queue, [&] { n = queue_execute(queue, plan, values, nullptr); }, ACL_INSERT,
+        core::metrics_table(queue));
     spi_finish();
     return snap_result(fcinfo, n);
 }

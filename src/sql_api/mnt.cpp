@@ -32,9 +32,7 @@ Datum run_task(FunctionCallInfo fcinfo, Task task) {
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
-Datum mnt_make_pending(FunctionCallInfo fcinfo) {
-    return run_task(fcinfo, ops::promote_planned);
-}
+Datum mnt_make_pending(FunctionCallInfo fcinfo) { return run_task(fcinfo, ops::promote_planned); }
 
 Datum mnt_reschedule_orphans(FunctionCallInfo fcinfo) {
     return run_task(fcinfo, ops::reschedule_orphans);

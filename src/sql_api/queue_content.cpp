@@ -36,7 +36,9 @@ Datum queue_top(FunctionCallInfo fcinfo) {
                    },
                    {INT4OID, INT4OID, INT4OID});
     Datum values[3] = {Int32GetDatum(version), Int32GetDatum(limit), Int32GetDatum(offset)};
-    const uint64_t n = queue_execute(queue, plan, values, nullptr, true);
+    uint64_t n = 0;
+    as_queue_owner(
+        queue, [&] { n = queue_execute(queue, plan, values, nullptr, true); }, ACL_SELECT);
     for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
     spi_finish();
     return (Datum)0;
@@ -109,7 +111,7 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
     const bool empty = PG_NARGS() > 1 ? arg_bool(fcinfo, 1, "empty") : false;
     spi_connect();
     require_queue_owner(queue);
-    truncate_queue(queue, empty);
+    pg::as_user(queue_owner_or_invalid(queue), [&] { truncate_queue(queue, empty); });
     spi_finish();
     PG_RETURN_BOOL(true);
 }
@@ -126,7 +128,8 @@ Datum queue_truncate_all(FunctionCallInfo fcinfo) {
         spi_execute_text(
             "TRUNCATE fetchq.counters, fetchq.custom_counters, fetchq.metrics_writes RESTART "
             "IDENTITY");
-    for (const std::string& queue : queues) truncate_queue(queue, empty);
+    for (const std::string& queue : queues)
+        pg::as_user(queue_owner_or_invalid(queue), [&] { truncate_queue(queue, empty); });
     spi_finish();
     PG_RETURN_BOOL(true);
 }

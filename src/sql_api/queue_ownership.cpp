@@ -15,13 +15,15 @@ namespace {
 using namespace fetchq::pg;
 using namespace fetchq::ops;
 
-// Global jobs ('*') and other names that are no queue's belong to the
-// extension's owner, who is not subject to the policies.
+// A name without tables is nobody's: a role could otherwise register a
+// queue's settings and jobs before its owner creates it (queue_create makes
+// the tables first). Global jobs ('*') and the names of queues without tables
+// are left to the extension's owner, who is not subject to the policies.
 Datum queue_is_own(FunctionCallInfo fcinfo) {
     const std::string queue = arg_text(fcinfo, 0, "queue");
     if (!core::queue_name_problem(queue).empty()) PG_RETURN_BOOL(false);
     const Oid owner = queue_owner_or_invalid(queue);
-    if (!OidIsValid(owner)) PG_RETURN_BOOL(true);
+    if (!OidIsValid(owner)) PG_RETURN_BOOL(false);
     PG_RETURN_BOOL(pg_call([&] { return has_privs_of_role(GetUserId(), owner); }));
 }
 

@@ -7,7 +7,8 @@
 -- open to every role that may read the tables.
 
 -- fetchq: true when the current role has the privileges of the owner of the
--- queue's tables, or when the queue has no tables yet (its row is being made).
+-- queue's tables; false for a name without tables (queue_create makes the
+-- tables before the row, so nobody can register a queue for another role).
 CREATE FUNCTION fetchq.queue_is_own(queue VARCHAR) RETURNS BOOLEAN
 AS 'MODULE_PATHNAME', 'fetchq_queue_is_own' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 

@@ -12,6 +12,7 @@
 
 #include "core/echo.hpp"
 #include "core/error.hpp"
+#include "core/queue_name.hpp"
 #include "pg/args.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/retention.hpp"
@@ -118,13 +119,16 @@ Datum queue_drop_logs(FunctionCallInfo fcinfo) {
         PG_NARGS() > 1 && !by_date ? arg_text(fcinfo, 1, "retention") : std::string();
     spi_connect();
     int64_t n = 0;
-    if (PG_NARGS() == 1) {
-        n = drop_logs_by_setting(queue);
-    } else {
+    if (PG_NARGS() > 1) {
         require_queue(queue);
         if (!by_date) cutoff = before(now, retention_interval(retention, "for argument retention"));
-        n = drop_logs_before(queue, cutoff);
     }
+    as_queue_owner(
+        queue,
+        [&] {
+            n = PG_NARGS() == 1 ? drop_logs_by_setting(queue) : drop_logs_before(queue, cutoff);
+        },
+        ACL_DELETE, core::logs_table(queue));
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -138,12 +142,18 @@ Datum queue_drop_metrics(FunctionCallInfo fcinfo) {
     if (PG_NARGS() > 1 && config_null) throw_null_argument("config");
     spi_connect();
     int64_t removed = 0;
+    std::vector<RetentionRule> rules;
     if (PG_NARGS() > 1) {
         require_queue(queue);
-        removed = apply_metrics_retention(queue, retention_rules(config, "argument config"));
-    } else {
-        removed = drop_metrics_by_setting(queue);
+        rules = retention_rules(config, "argument config");
     }
+    as_queue_owner(
+        queue,
+        [&] {
+            removed = PG_NARGS() > 1 ? apply_metrics_retention(queue, rules)
+                                     : drop_metrics_by_setting(queue);
+        },
+        ACL_DELETE, core::metrics_table(queue));
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(removed));
 }

@@ -3,6 +3,7 @@
 // fetchq.naptime, then maintains every queue in short transactions, each run
 // as the owner of the queue's tables so no user code runs as superuser.
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/backoff.hpp"
@@ -148,8 +149,19 @@ struct RoundTotals {
     int failures = 0;
 };
 
+// Queues whose maintenance failed (an owner's trigger that raised, or ran past
+// fetchq.task_timeout) wait before their next try, longer after each failure
+// in a row, so that one queue cannot take every round's time.
+struct Retry {
+    int failures = 0;
+    TimestampTz at = 0;
+};
+std::unordered_map<std::string, Retry> g_retry;
+
 // Maintains one queue in batches; returns its next due moment.
 TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
+    if (auto it = g_retry.find(q.name); it != g_retry.end() && it->second.at > now)
+        return it->second.at;
     TimestampTz due = DT_NOEND;
     // An idle queue costs one statement (three probes of partial indexes):
     // its tasks run only when something in it is due.
@@ -177,11 +189,16 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
             totals->error = "queue " + q.name + ": " + error;
             ereport(LOG, (errmsg("fetchq: maintenance of queue \"%s\" failed: %s", q.name.c_str(),
                                  error.c_str())));
-            return TimestampTzPlusMilliseconds(now, core::backoff_ms(1));
+            Retry& retry = g_retry[q.name];
+            retry.failures++;
+            retry.at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+                                                   core::backoff_ms(retry.failures));
+            return retry.at;
         }
         totals->promoted += counts.activated;
         totals->orphans += counts.rescheduled + counts.killed;
         totals->expired += expired;
+        g_retry.erase(q.name);
         const bool more = counts.activated == limit || counts.rescheduled == limit ||
                           counts.killed == limit || expired == limit;
         if (!more) break;

@@ -7,15 +7,31 @@
 #include <exception>
 #include <string>
 
+#include "ops/settings.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/postgres.hpp"
 
+extern "C" {
+#include "commands/prepare.h"
+#include "storage/lock.h"
+#include "utils/timeout.h"
+}
+
 namespace fetchq::worker {
+
+// What a queue owner's code may leave in the worker's session beyond its
+// transaction and settings: session advisory locks (which would block other
+// applications) and prepared statements. Dropped after every unit.
+inline void drop_session_leftovers(bool in_xact) {
+    LockReleaseSession(USER_LOCKMETHOD);
+    if (in_xact) DropAllPreparedStatements();
+}
 
 // Runs f with a snapshot, as `user` when valid (pg/as_user.hpp: restricted,
 // with its own GUC nest level, so nothing the user's triggers set outlives
-// the unit), else as the worker's user.
+// the unit), else as the worker's user; cancelled after
+// fetchq.task_timeout.
 template <typename F>
 bool in_transaction(Oid user, F&& f, std::string* error) {
     try {
@@ -23,12 +39,16 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
             SetCurrentStatementStartTimestamp();
             StartTransactionCommand();
             PushActiveSnapshot(GetTransactionSnapshot());
+            if (ops::settings.task_timeout_ms > 0)
+                enable_timeout_after(STATEMENT_TIMEOUT, ops::settings.task_timeout_ms);
         });
         if (OidIsValid(user))
             pg::as_user(user, f);
         else
             f();
         pg::pg_call([&] {
+            disable_timeout(STATEMENT_TIMEOUT, false);
+            drop_session_leftovers(true);
             PopActiveSnapshot();
             CommitTransactionCommand();
         });
@@ -38,7 +58,9 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
     }
     // Abort restores the user id and the settings, and releases SPI,
     // snapshots and locks.
+    disable_timeout(STATEMENT_TIMEOUT, false);
     AbortOutOfAnyTransaction();
+    drop_session_leftovers(false);
     return false;
 }
 

@@ -59,7 +59,8 @@ void list_tables(std::vector<Table>* tables) {
                 // The counter rows take an update per transaction: the
                 // hottest tables of all.
                 "UNION ALL SELECT 'fetchq.counters'::regclass::oid, 'fetchq.counters' "
-                "UNION ALL SELECT 'fetchq.custom_counters'::regclass::oid, 'fetchq.custom_counters' "
+                "UNION ALL SELECT 'fetchq.custom_counters'::regclass::oid, "
+                "'fetchq.custom_counters' "
                 "UNION ALL SELECT 'fetchq.jobs'::regclass::oid, 'fetchq.jobs' "
                 "ORDER BY 2");
         },
