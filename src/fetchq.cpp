@@ -7,7 +7,9 @@
 #include "ops/settings.hpp"
 #include "ops/shared_state.hpp"
 #include "ops/wake.hpp"
+#include "pg/fault_injection.hpp"
 #include "pg/fetchq4_quoting.hpp"
+#include "pg/guard.hpp"
 #include "pg/module.hpp"
 #include "pg/postgres.hpp"
 #include "worker/database_guard.hpp"
@@ -19,22 +21,26 @@ PG_MODULE_MAGIC;
 
 namespace {
 
+// After the commit or abort: an error here could no longer change the
+// outcome, so a fault is only reported (WARNING).
 void on_xact(XactEvent event, void*) {
     using namespace fetchq::ops;
-    switch (event) {
-        case XACT_EVENT_COMMIT:
-            at_commit();
-            wake_scheduler_at_commit();
-            break;
-        case XACT_EVENT_ABORT:
-        case XACT_EVENT_PARALLEL_ABORT:
-        case XACT_EVENT_PREPARE:
-            at_abort();
-            forget_due();
-            break;
-        default:
-            break;
-    }
+    fetchq::pg::callback_entry(WARNING, "xact_callback", [event] {
+        switch (event) {
+            case XACT_EVENT_COMMIT:
+                at_commit();
+                wake_scheduler_at_commit();
+                break;
+            case XACT_EVENT_ABORT:
+            case XACT_EVENT_PARALLEL_ABORT:
+            case XACT_EVENT_PREPARE:
+                at_abort();
+                forget_due();
+                break;
+            default:
+                break;
+        }
+    });
 }
 
 }  // namespace
@@ -42,6 +48,7 @@ void on_xact(XactEvent event, void*) {
 extern "C" PGDLLEXPORT void _PG_init(void) {
     const bool preloaded = process_shared_preload_libraries_in_progress;
     fetchq::pg::set_loaded_at_startup(preloaded);
+    fetchq::pg::define_fault_injection();
     fetchq::ops::define_settings();
     fetchq::pg::define_fetchq4_quoting();
     fetchq::ops::metrics_register_callbacks();

@@ -174,34 +174,37 @@ void flush() {
     spi.finish();
 }
 
-Datum flush_guarded() {
-    flush();
-    return (Datum)0;
-}
-
+// Before the commit the counters are written, and an error aborts the
+// transaction as it should; after it, only the tally is emptied.
 void on_xact(XactEvent event, void*) {
     switch (event) {
         case XACT_EVENT_PRE_COMMIT:
         case XACT_EVENT_PRE_PREPARE:
-            sql_entry(flush_guarded);
+            callback_entry(ERROR, "counters_pre_commit", flush);
             break;
         case XACT_EVENT_ABORT:
         case XACT_EVENT_PARALLEL_ABORT:
         case XACT_EVENT_COMMIT:
         case XACT_EVENT_PREPARE:
-            deltas().clear();
+            callback_entry(WARNING, "counters_end", [] { deltas().clear(); });
             break;
         default:
             break;
     }
 }
 
+// A failure to fold a released savepoint's counters is an error (the counts
+// would be wrong); during an abort it is only reported.
 void on_subxact(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (event != SUBXACT_EVENT_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB) return;
     const int level = GetCurrentTransactionNestLevel();
-    if (event == SUBXACT_EVENT_COMMIT_SUB)
-        deltas().commit_subtransaction(level);
-    else if (event == SUBXACT_EVENT_ABORT_SUB)
-        deltas().abort_subtransaction(level);
+    const bool commit = event == SUBXACT_EVENT_COMMIT_SUB;
+    callback_entry(commit ? ERROR : WARNING, "subxact_callback", [&] {
+        if (commit)
+            deltas().commit_subtransaction(level);
+        else
+            deltas().abort_subtransaction(level);
+    });
 }
 
 }  // namespace

@@ -33,9 +33,11 @@ Oid g_queues_relid = InvalidOid;
 
 // The table may have been dropped (DROP EXTENSION): look its oid up again.
 void on_relcache(Datum, Oid relid) {
-    if (relid != InvalidOid && relid != g_queues_relid) return;
-    ++g_generation;
-    g_queues_relid = InvalidOid;
+    pg::callback_entry(ERROR, "relcache_callback", [relid] {
+        if (relid != InvalidOid && relid != g_queues_relid) return;
+        ++g_generation;
+        g_queues_relid = InvalidOid;
+    });
 }
 
 std::optional<Interval> read_ttl(const std::string& queue) {

@@ -23,7 +23,7 @@ int64_t key_of(int pid, TimestampTz started) {
     return static_cast<int64_t>((static_cast<uint64_t>(pid) << 32) | (ms & 0xFFFFFFFFu));
 }
 
-void on_session_exit(int, Datum) {
+void tell_schedulers() {
     SharedState* s = shared();
     if (s == nullptr) return;
     for (int i = 0; i < s->nslots; ++i) {
@@ -37,6 +37,10 @@ void on_session_exit(int, Datum) {
         if (latch != nullptr) SetLatch(latch);
     }
 }
+
+// During exit a fault is only logged: the scheduler's periodic check finds
+// what this session owned anyway.
+void on_session_exit(int, Datum) { pg::callback_entry(LOG, "session_exit", tell_schedulers); }
 
 }  // namespace
 

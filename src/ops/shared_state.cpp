@@ -1,5 +1,7 @@
 #include "ops/shared_state.hpp"
 
+#include "pg/guard.hpp"
+
 #include "ops/settings.hpp"
 
 extern "C" {
@@ -20,14 +22,24 @@ Size shared_size() {
                     mul_size(sizeof(DbSlot), static_cast<Size>(settings.max_databases)));
 }
 
-void on_shmem_request() {
-    if (prev_shmem_request) prev_shmem_request();
+void request_shmem() {
     RequestAddinShmemSpace(shared_size());
     RequestNamedLWLockTranche("fetchq", 1);
 }
 
+void on_shmem_request() {
+    if (prev_shmem_request) prev_shmem_request();
+    pg::callback_entry(ERROR, "shmem_request", request_shmem);
+}
+
+void init_shmem();
+
 void on_shmem_startup() {
     if (prev_shmem_startup) prev_shmem_startup();
+    pg::callback_entry(ERROR, "shmem_startup", init_shmem);
+}
+
+void init_shmem() {
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
     bool found = false;
     g_shared = static_cast<SharedState*>(ShmemInitStruct("fetchq", shared_size(), &found));

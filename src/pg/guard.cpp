@@ -29,6 +29,13 @@ int sqlstate_code(const std::string& s) {
 
 }  // namespace
 
+void report_at(int level, const char* where, ErrorData* pg_error, const core::Error* own,
+               const char* other) {
+    const char* message = pg_error ? pg_error->message : own ? own->what() : other;
+    ereport(level, (errmsg_internal("fetchq: %s: %s", where, message ? message : "error")));
+    if (own != nullptr) own->~Error();
+}
+
 void rethrow_as_ereport(ErrorData* pg_error, const core::Error* own, const char* other) {
     if (pg_error != nullptr) ReThrowError(pg_error);
     if (own != nullptr) {

@@ -7,6 +7,14 @@
 //   once no C++ object is alive any more, turns an exception back into an
 //   ereport(ERROR): PgError is rethrown as it was, core::Error keeps its
 //   SQLSTATE, message, detail and hint.
+// - callback_entry(level, where, f) is the body of every other place where
+//   PostgreSQL calls into fetchq: transaction and subtransaction callbacks,
+//   hooks, exit and invalidation callbacks, background worker mains. The
+//   same conversion, at `level`: ERROR where the caller can take an error
+//   (a background worker reports it and exits with code 1), WARNING or
+//   LOG where an error would do more harm than the fault (after a commit,
+//   during exit). `where` names the entry in the report and for
+//   fetchq.fault_injection (pg/fault_injection.hpp).
 #pragma once
 
 #include <exception>
@@ -59,6 +67,11 @@ auto pg_call(F&& f) -> decltype(f()) {
 // Raises the error described by the exception; never returns.
 [[noreturn]] void rethrow_as_ereport(ErrorData* pg_error, const core::Error* own,
                                      const char* other);
+// Reports it at `level` (below ERROR: returns) naming `where`.
+void report_at(int level, const char* where, ErrorData* pg_error, const core::Error* own,
+               const char* other);
+// Throws when fetchq.fault_injection names `where` (pg/fault_injection.cpp).
+void maybe_inject_fault(const char* where);
 
 template <typename F>
 Datum sql_entry(F&& f) {
@@ -81,6 +94,31 @@ Datum sql_entry(F&& f) {
         other = "unknown C++ exception in fetchq";
     }
     rethrow_as_ereport(pg_error, own, other);
+}
+
+template <typename F>
+void callback_entry(int level, const char* where, F&& f) {
+    ErrorData* pg_error = nullptr;
+    alignas(core::Error) unsigned char own_storage[sizeof(core::Error)];
+    core::Error* own = nullptr;
+    const char* other = nullptr;
+    try {
+        maybe_inject_fault(where);
+        f();
+        return;
+    } catch (const PgError& e) {
+        pg_error = e.data();
+    } catch (const core::Error& e) {
+        own = new (own_storage) core::Error(e);
+    } catch (const std::bad_alloc&) {
+        other = "out of memory in fetchq";
+    } catch (const std::exception& e) {
+        other = pstrdup(e.what());
+    } catch (...) {
+        other = "unknown C++ exception in fetchq";
+    }
+    if (level >= ERROR) rethrow_as_ereport(pg_error, own, other);
+    report_at(level, where, pg_error, own, other);
 }
 
 }  // namespace fetchq::pg

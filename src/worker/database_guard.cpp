@@ -1,6 +1,7 @@
 #include "worker/database_guard.hpp"
 
 #include "ops/shared_state.hpp"
+#include "pg/guard.hpp"
 
 extern "C" {
 #include "commands/dbcommands.h"
@@ -81,12 +82,14 @@ void ask_scheduler_to_leave(Oid dboid) {
 void on_utility(PlannedStmt* pstmt, const char* query, bool read_only_tree,
                 ProcessUtilityContext context, ParamListInfo params, QueryEnvironment* env,
                 DestReceiver* dest, QueryCompletion* qc) {
-    if (shared() != nullptr) {
+    // Only our part is guarded: the statement itself reports its own errors.
+    pg::callback_entry(ERROR, "utility_hook", [pstmt] {
+        if (shared() == nullptr) return;
         if (const char* dbname = database_needing_exclusive_use(pstmt->utilityStmt)) {
             Oid dboid = get_database_oid(dbname, true);
             if (OidIsValid(dboid)) ask_scheduler_to_leave(dboid);
         }
-    }
+    });
     if (prev_utility)
         prev_utility(pstmt, query, read_only_tree, context, params, env, dest, qc);
     else

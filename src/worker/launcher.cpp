@@ -6,9 +6,10 @@
 
 #include "core/backoff.hpp"
 #include "core/name_list.hpp"
-#include "pg/postgres.hpp"
 #include "ops/settings.hpp"
 #include "ops/shared_state.hpp"
+#include "pg/guard.hpp"
+#include "pg/postgres.hpp"
 
 extern "C" {
 #include "access/heapam.h"
@@ -40,26 +41,45 @@ boost::container::flat_map<Oid, BackgroundWorkerHandle*>& handles() {
     return map;
 }
 
-// Connectable, non-template databases allowed by fetchq.databases.
-// Runs in a PostgreSQL frame: only trivially destructible objects between
-// the calls that may raise, the vector is filled after the scan.
+// Connectable, non-template databases allowed by fetchq.databases. The scan
+// runs inside pg_call and collects plain rows in memory that outlives its
+// transaction; the C++ objects are made after it.
 void scan_databases(std::vector<Database>* out) {
-    std::vector<std::string> allowed =
+    struct Row {
+        Oid oid;
+        NameData name;
+    };
+    Row* rows = nullptr;
+    int n = 0;
+    pg::pg_call([&] {
+        StartTransactionCommand();
+        Relation rel = table_open(DatabaseRelationId, AccessShareLock);
+        TableScanDesc scan = table_beginscan_catalog(rel, 0, nullptr);
+        int capacity = 16;
+        rows = static_cast<Row*>(MemoryContextAlloc(TopMemoryContext, sizeof(Row) * capacity));
+        HeapTuple tuple;
+        while ((tuple = heap_getnext(scan, ForwardScanDirection)) != nullptr) {
+            auto* db = reinterpret_cast<Form_pg_database>(GETSTRUCT(tuple));
+            if (!db->datallowconn || db->datistemplate) continue;
+            if (n == capacity) {
+                capacity *= 2;
+                rows = static_cast<Row*>(repalloc(rows, sizeof(Row) * capacity));
+            }
+            rows[n].oid = db->oid;
+            rows[n].name = db->datname;
+            ++n;
+        }
+        table_endscan(scan);
+        table_close(rel, AccessShareLock);
+        CommitTransactionCommand();
+    });
+    const std::vector<std::string> allowed =
         core::split_name_list(settings.databases ? settings.databases : "");
-    StartTransactionCommand();
-    Relation rel = table_open(DatabaseRelationId, AccessShareLock);
-    TableScanDesc scan = table_beginscan_catalog(rel, 0, nullptr);
-    HeapTuple tuple;
-    while ((tuple = heap_getnext(scan, ForwardScanDirection)) != nullptr) {
-        auto* db = reinterpret_cast<Form_pg_database>(GETSTRUCT(tuple));
-        if (!db->datallowconn || db->datistemplate) continue;
-        const char* name = NameStr(db->datname);
-        if (!core::name_allowed(allowed, name)) continue;
-        out->push_back({db->oid, name});
+    for (int i = 0; i < n; ++i) {
+        const char* name = NameStr(rows[i].name);
+        if (core::name_allowed(allowed, name)) out->push_back({rows[i].oid, name});
     }
-    table_endscan(scan);
-    table_close(rel, AccessShareLock);
-    CommitTransactionCommand();
+    pg::pg_call([&] { pfree(rows); });
 }
 
 DbSlot* allocate_slot(Oid dboid) {
@@ -88,7 +108,8 @@ bool start_scheduler(Oid dboid, const char* dbname) {
     worker.bgw_main_arg = ObjectIdGetDatum(dboid);
     worker.bgw_notify_pid = MyProcPid;
     BackgroundWorkerHandle* handle = nullptr;
-    if (!RegisterDynamicBackgroundWorker(&worker, &handle)) return false;
+    if (!pg::pg_call([&] { return RegisterDynamicBackgroundWorker(&worker, &handle); }))
+        return false;
     handles()[dboid] = handle;
     return true;
 }
@@ -116,7 +137,7 @@ long launch_round(const std::vector<Database>& dbs) {
     SharedState* s = shared();
     const TimestampTz now = GetCurrentTimestamp();
     long wait_ms = 10000;
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    pg::pg_call([&] { LWLockAcquire(s->lock, LW_EXCLUSIVE); });
     if (s->recheck) {
         s->recheck = false;
         for (int i = 0; i < s->nslots; ++i) {
@@ -166,34 +187,40 @@ long launch_round(const std::vector<Database>& dbs) {
                               errhint("Raise max_worker_processes.")));
         }
     }
-    LWLockRelease(s->lock);
+    pg::pg_call([&] { LWLockRelease(s->lock); });
     return wait_ms;
 }
 
 void launcher_loop() {
     std::vector<Database> dbs;
     while (true) {
-        CHECK_FOR_INTERRUPTS();
-        if (ConfigReloadPending) {
-            ConfigReloadPending = false;
-            ProcessConfigFile(PGC_SIGHUP);
-        }
+        pg::pg_call([] {
+            CHECK_FOR_INTERRUPTS();
+            if (ConfigReloadPending) {
+                ConfigReloadPending = false;
+                ProcessConfigFile(PGC_SIGHUP);
+            }
+        });
         long wait_ms = settings.naptime_ms;
         if (settings.enabled) {
             dbs.clear();
             scan_databases(&dbs);
             wait_ms = launch_round(dbs);
         }
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms,
-                        PG_WAIT_EXTENSION);
-        ResetLatch(MyLatch);
+        pg::pg_call([&] {
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms,
+                            PG_WAIT_EXTENSION);
+            ResetLatch(MyLatch);
+        });
     }
 }
 
 void detach_launcher(int, Datum) {
-    if (shared() == nullptr) return;
-    shared()->launcher_latch = nullptr;
-    shared()->launcher_pid = 0;
+    pg::callback_entry(LOG, "launcher_exit", [] {
+        if (shared() == nullptr) return;
+        shared()->launcher_latch = nullptr;
+        shared()->launcher_pid = 0;
+    });
 }
 
 }  // namespace
@@ -222,5 +249,7 @@ extern "C" PGDLLEXPORT void fetchq_launcher_main(Datum) {
     before_shmem_exit(detach_launcher, 0);
     shared()->launcher_pid = MyProcPid;
     shared()->launcher_latch = MyLatch;
-    launcher_loop();
+    // An exception that escapes the loop is reported as an ERROR; the worker
+    // then exits with code 1 and the postmaster restarts it.
+    fetchq::pg::callback_entry(ERROR, "launcher_main", launcher_loop);
 }

@@ -119,7 +119,7 @@ TimestampTz next_due(const std::string& queue) {
 
 void record(int task, int64_t rows, double ms, const std::string* error, TimestampTz next) {
     SharedState* s = shared();
-    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    pg::pg_call([&] { LWLockAcquire(s->lock, LW_EXCLUSIVE); });
     TaskStats& t = g_slot->tasks[task];
     t.last_run = GetCurrentTimestamp();
     t.runs++;
@@ -131,7 +131,7 @@ void record(int task, int64_t rows, double ms, const std::string* error, Timesta
         t.errors++;
         strlcpy(t.last_error, error->c_str(), sizeof(t.last_error));
     }
-    LWLockRelease(s->lock);
+    pg::pg_call([&] { LWLockRelease(s->lock); });
 }
 
 double ms_since(TimestampTz start) {
@@ -172,7 +172,7 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         return due;
     const int32_t limit = settings.batch_size;
     for (int batch = 0; batch < 1000; ++batch) {
-        CHECK_FOR_INTERRUPTS();
+        pg::pg_call([] { CHECK_FOR_INTERRUPTS(); });
         MaintenanceCounts counts;
         int64_t expired = 0;
         error.clear();
@@ -332,7 +332,7 @@ TimestampTz run_round() {
             settings.log_level,
             (errmsg("fetchq: %ld documents promoted, %ld orphans handled in %.1f ms",
                     static_cast<long>(totals.promoted), static_cast<long>(totals.orphans), ms)));
-    pgstat_report_stat(false);
+    pg::pg_call([] { (void)pgstat_report_stat(false); });
     if (totals.failures == 0) g_slot->failures = 0;
     return next;
 }
@@ -428,18 +428,12 @@ void apply_lock_timeout() {
     SetConfigOption("lock_timeout", value, PGC_SUSET, PGC_S_OVERRIDE);
 }
 
-}  // namespace
-}  // namespace fetchq::worker
+void detach_guarded(int code, Datum arg) {
+    pg::callback_entry(LOG, "scheduler_exit", [&] { detach(code, arg); });
+}
 
-extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
-    using namespace fetchq::worker;
-    const Oid dboid = DatumGetObjectId(arg);
-    pqsignal(SIGHUP, SignalHandlerForConfigReload);
-    pqsignal(SIGTERM, die);
-    BackgroundWorkerUnblockSignals();
-    if (!attach(dboid)) proc_exit(0);  // slot taken or gone: nothing to do
-    before_shmem_exit(detach, 0);
-    BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+// The loop of a connected scheduler; returns only by proc_exit.
+void scheduler_loop() {
     pgstat_report_appname("fetchq scheduler");
     apply_lock_timeout();
     if (!extension_installed()) leave(kSlotNoExtension);
@@ -470,4 +464,21 @@ extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
         maybe_vacuum();
         woken = sleep_until(queues_due < jobs_due ? queues_due : jobs_due, queues_due);
     }
+}
+
+}  // namespace
+}  // namespace fetchq::worker
+
+extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
+    using namespace fetchq::worker;
+    const Oid dboid = DatumGetObjectId(arg);
+    pqsignal(SIGHUP, SignalHandlerForConfigReload);
+    pqsignal(SIGTERM, die);
+    BackgroundWorkerUnblockSignals();
+    if (!attach(dboid)) proc_exit(0);  // slot taken or gone: nothing to do
+    before_shmem_exit(detach_guarded, 0);
+    BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+    // An exception that escapes the loop is reported as an ERROR; the worker
+    // then exits with code 1 and the launcher restarts it after a backoff.
+    fetchq::pg::callback_entry(ERROR, "scheduler_main", scheduler_loop);
 }
