@@ -7,6 +7,7 @@
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::ops {
 namespace {
@@ -36,10 +37,10 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
                        return "UPDATE " + docs +
                               " AS d SET lock_session = NULL, next_iteration = now(),"
                               " status = CASE WHEN d.attempts >= COALESCE((SELECT q.max_attempts"
-                              " FROM fetchq.queues q WHERE q.name = $3), 5) THEN -1 ELSE 1 END"
-                              " WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " +
-                              docs +
-                              " WHERE lock_session IS NOT NULL AND status = 2"
+                              " FROM fetchq.queues q WHERE q.name = $3), 5) THEN " +
+                              status_sql::killed + " ELSE " + status_sql::pending +
+                              " END WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
+                              " WHERE lock_session IS NOT NULL AND status = " + status_sql::active +
                               " AND lock_session <> ALL ($1) LIMIT $2 FOR UPDATE SKIP LOCKED))"
                               " RETURNING d.status";
                    },
@@ -47,7 +48,8 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
     Datum values[3] = {key_array(live), Int32GetDatum(limit), to_text(queue)};
     const uint64_t n = queue_execute(queue, plan, values, nullptr);
     int64_t killed = 0;
-    for (uint64_t row = 0; row < n; ++row) killed += spi_int(row, 1) == -1 ? 1 : 0;
+    for (uint64_t row = 0; row < n; ++row)
+        killed += spi_int(row, 1) == core::status_code(core::DocStatus::kKilled) ? 1 : 0;
     if (n > 0) {
         const auto total = static_cast<int64_t>(n);
         metric_add(queue, "act", -total);

@@ -5,6 +5,7 @@
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::ops {
 
@@ -16,7 +17,8 @@ int64_t expire_documents(std::string_view queue, int32_t limit) {
         [&] {
             const std::string docs = docs_rel(queue);
             return "DELETE FROM " + docs + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
-                   " WHERE expires_at IS NOT NULL AND status IN (0, 1) AND expires_at <= now()"
+                   " WHERE expires_at IS NOT NULL AND status IN " + status_sql::waiting +
+                   " AND expires_at <= now()"
                    " ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED))"
                    " RETURNING status, version";
         },
@@ -26,7 +28,8 @@ int64_t expire_documents(std::string_view queue, int32_t limit) {
     for (uint64_t row = 0; row < n; ++row) {
         const int64_t status = spi_int(row, 1);
         const int64_t version = spi_int(row, 2);
-        metric_add(queue, status == 0 ? "pln" : "pnd", -1);
+        const auto from = core::status_from_code(status).value_or(core::DocStatus::kPending);
+        metric_add(queue, core::status_counter(from), -1);
         metric_add(queue, "v" + std::to_string(version), -1);
     }
     if (n > 0) {

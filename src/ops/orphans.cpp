@@ -4,6 +4,7 @@
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::ops {
 namespace {
@@ -15,16 +16,17 @@ using namespace fetchq::pg;
 // (5, Fetchq's default, when the catalog row is missing). Rows are chosen
 // by lock expiry on the active partial index, locked without waiting, and
 // updated by address (see task_promote.cpp).
-int64_t update_expired(std::string_view queue, const char* plan_name, int new_status,
+int64_t update_expired(std::string_view queue, const char* plan_name, core::DocStatus to,
                        const char* attempts_test, int32_t limit) {
     check_task_limit(limit);
     SPIPlanPtr plan = queue_plan(
         queue, plan_name,
         [&] {
             const std::string docs = docs_rel(queue);
-            return "UPDATE " + docs + " SET status = " + std::to_string(new_status) +
+            return "UPDATE " + docs + " SET status = " + core::sql_status(to) +
                    ", lock_session = NULL" + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
-                   " WHERE status = 2 AND lock_upgrade IS NULL AND next_iteration < now()"
+                   " WHERE status = " + status_sql::active +
+                   " AND lock_upgrade IS NULL AND next_iteration < now()"
                    " AND attempts " +
                    attempts_test +
                    " COALESCE((SELECT q.max_attempts FROM fetchq.queues q WHERE q.name = $2), 5)"
@@ -46,13 +48,13 @@ void count_expired(std::string_view queue, const char* outcome, int64_t n) {
 }  // namespace
 
 int64_t reschedule_orphans(std::string_view queue, int32_t limit) {
-    const int64_t n = update_expired(queue, "mnt_orphans", 1, "<", limit);
+    const int64_t n = update_expired(queue, "mnt_orphans", core::DocStatus::kPending, "<", limit);
     count_expired(queue, "pnd", n);
     return n;
 }
 
 int64_t mark_dead(std::string_view queue, int32_t limit) {
-    const int64_t n = update_expired(queue, "mnt_dead", -1, ">=", limit);
+    const int64_t n = update_expired(queue, "mnt_dead", core::DocStatus::kKilled, ">=", limit);
     count_expired(queue, "kll", n);
     return n;
 }

@@ -2,6 +2,7 @@
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::ops {
 
@@ -13,18 +14,17 @@ using namespace fetchq::pg;
 // against a sequential scan of the whole table.
 int64_t promote_planned(std::string_view queue, int32_t limit) {
     check_task_limit(limit);
-    SPIPlanPtr plan = queue_plan(
-        queue, "mnt_promote",
-        [&] {
-            const std::string docs = docs_rel(queue);
-            return "UPDATE " + docs +
-                   " SET status = 1 WHERE ctid = ANY (ARRAY("
-                   "SELECT ctid FROM " +
-                   docs +
-                   " WHERE status = 0 AND lock_upgrade IS NULL AND next_iteration <= now()"
-                   " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))";
-        },
-        {INT4OID});
+    SPIPlanPtr plan =
+        queue_plan(queue, "mnt_promote",
+                   [&] {
+                       const std::string docs = docs_rel(queue);
+                       return "UPDATE " + docs + " SET status = " + status_sql::pending +
+                              " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
+                              " WHERE status = " + status_sql::planned +
+                              " AND lock_upgrade IS NULL AND next_iteration <= now()"
+                              " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))";
+                   },
+                   {INT4OID});
     Datum value = Int32GetDatum(limit);
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &value, nullptr));
     if (n > 0) {

@@ -1,8 +1,10 @@
 #include "ops/queue_tables.hpp"
 
 #include <string>
+#include <vector>
 
 #include "ops/queue_sql.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::ops {
 
@@ -14,29 +16,33 @@ enum class Table { kDocs, kLogs, kMetrics };
 struct IndexSpec {
     const char* suffix;  // the index is named <queue><suffix>
     Table table;
-    const char* definition;  // what follows ON <table>
+    std::string definition;  // what follows ON <table>
 };
 
-constexpr IndexSpec kIndexes[] = {
-    // doc_pick: pending documents of any version, in pick order.
-    {"__docs_pick_idx", Table::kDocs,
-     " (version, priority DESC, next_iteration, attempts)"
-     " WHERE status = 1 AND lock_upgrade IS NULL"},
-    // promotion of planned documents.
-    {"__docs_planned_idx", Table::kDocs,
-     " (next_iteration) WHERE status = 0 AND lock_upgrade IS NULL"},
-    // orphans and dead documents: active ones by lock expiry.
-    {"__docs_active_idx", Table::kDocs,
-     " (next_iteration) WHERE status = 2 AND lock_upgrade IS NULL"},
-    // expiration: planned or pending documents by expiry.
-    {"__docs_expiry_idx", Table::kDocs,
-     " (expires_at) WHERE expires_at IS NOT NULL AND status IN (0, 1)"},
-    // session-bound picks: only documents picked that way are indexed.
-    {"__docs_session_idx", Table::kDocs, " (lock_session) WHERE lock_session IS NOT NULL"},
-    // retention of logs and metrics.
-    {"__logs_created_idx", Table::kLogs, " (created_at)"},
-    {"__metrics_created_idx", Table::kMetrics, " (created_at)"},
-};
+const std::vector<IndexSpec>& indexes() {
+    using namespace status_sql;
+    static const std::vector<IndexSpec> specs = {
+        // doc_pick: pending documents of any version, in pick order.
+        {"__docs_pick_idx", Table::kDocs,
+         " (version, priority DESC, next_iteration, attempts) WHERE status = " + pending +
+             " AND lock_upgrade IS NULL"},
+        // promotion of planned documents.
+        {"__docs_planned_idx", Table::kDocs,
+         " (next_iteration) WHERE status = " + planned + " AND lock_upgrade IS NULL"},
+        // orphans and dead documents: active ones by lock expiry.
+        {"__docs_active_idx", Table::kDocs,
+         " (next_iteration) WHERE status = " + active + " AND lock_upgrade IS NULL"},
+        // expiration: planned or pending documents by expiry.
+        {"__docs_expiry_idx", Table::kDocs,
+         " (expires_at) WHERE expires_at IS NOT NULL AND status IN " + waiting},
+        // session-bound picks: only documents picked that way are indexed.
+        {"__docs_session_idx", Table::kDocs, " (lock_session) WHERE lock_session IS NOT NULL"},
+        // retention of logs and metrics.
+        {"__logs_created_idx", Table::kLogs, " (created_at)"},
+        {"__metrics_created_idx", Table::kMetrics, " (created_at)"},
+    };
+    return specs;
+}
 
 std::string table_rel(std::string_view queue, Table table) {
     switch (table) {
@@ -69,7 +75,9 @@ void create_queue_tables(std::string_view queue, bool unlogged) {
                      "subject CHARACTER VARYING(50) NOT NULL PRIMARY KEY, "
                      "version INTEGER DEFAULT 0, "
                      "priority INTEGER DEFAULT 0, "
-                     "status INTEGER DEFAULT 0, "
+                     "status INTEGER DEFAULT " +
+                     status_sql::planned +
+                     ", "
                      "attempts INTEGER DEFAULT 0, "
                      "iterations BIGINT DEFAULT 0, "
                      "next_iteration TIMESTAMP WITH TIME ZONE, "
@@ -99,7 +107,7 @@ void create_queue_tables(std::string_view queue, bool unlogged) {
 
 int create_queue_indexes(std::string_view queue) {
     int created = 0;
-    for (const IndexSpec& index : kIndexes) {
+    for (const IndexSpec& index : indexes()) {
         const std::string name = std::string(queue) + index.suffix;
         if (index_exists(name)) continue;
         spi_execute_text("CREATE INDEX IF NOT EXISTS " + quote_ident(name) + " ON " +
@@ -111,7 +119,7 @@ int create_queue_indexes(std::string_view queue) {
 
 int drop_queue_indexes(std::string_view queue) {
     int dropped = 0;
-    for (const IndexSpec& index : kIndexes) {
+    for (const IndexSpec& index : indexes()) {
         const std::string name = std::string(queue) + index.suffix;
         if (!index_exists(name)) continue;
         spi_execute_text("DROP INDEX IF EXISTS fetchq_data." + quote_ident(name));

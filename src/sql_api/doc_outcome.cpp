@@ -9,6 +9,7 @@
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 #include "ops/wake.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -17,16 +18,19 @@ using namespace fetchq::pg;
 using namespace fetchq::ops;
 
 // Runs `name` on the queue with (subject, payload-or-NULL); returns rows.
-int64_t finish_active(const std::string& queue, const char* name, const char* set_clause,
+// `set_clause` is built only when the statement is prepared.
+template <typename SetClause>
+int64_t finish_active(const std::string& queue, const char* name, SetClause&& set_clause,
                       FunctionCallInfo fcinfo) {
     std::string subject = arg_text(fcinfo, 1, "subject");
     bool payload_null = true;
     Datum payload = PG_NARGS() > 2 ? arg_fetchq4_json(fcinfo, 2, &payload_null) : (Datum)0;
     SPIPlanPtr plan = queue_plan(queue, name,
                                  [&] {
-                                     return "UPDATE " + docs_rel(queue) + " SET " + set_clause +
+                                     return "UPDATE " + docs_rel(queue) + " SET " + set_clause() +
                                             ", payload = COALESCE($2, payload), lock_session = NULL"
-                                            " WHERE subject = $1 AND status = 2";
+                                            " WHERE subject = $1 AND status = " +
+                                            status_sql::active;
                                  },
                                  {TEXTOID, JSONBOID});
     Datum values[2] = {to_text(subject), payload};
@@ -45,11 +49,14 @@ void count_finished(const std::string& queue, const char* outcome, int64_t n) {
 Datum doc_complete(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
-    int64_t n = finish_active(queue, "complete",
-                              "status = 3, attempts = 0, iterations = iterations + 1, "
-                              "last_iteration = now(), "
-                              "next_iteration = '2970-01-01 00:00:00+00'",
-                              fcinfo);
+    int64_t n = finish_active(
+        queue, "complete",
+        [] {
+            return "status = " + status_sql::completed +
+                   ", attempts = 0, iterations = iterations + 1, last_iteration = now(),"
+                   " next_iteration = '2970-01-01 00:00:00+00'";
+        },
+        fcinfo);
     spi_finish();
     count_finished(queue, "cpl", n);
     PG_RETURN_INT32(static_cast<int32_t>(n));
@@ -59,10 +66,13 @@ Datum doc_complete(FunctionCallInfo fcinfo) {
 Datum doc_kill(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
-    int64_t n = finish_active(queue, "kill",
-                              "status = -1, attempts = 0, iterations = iterations + 1, "
-                              "last_iteration = now()",
-                              fcinfo);
+    int64_t n = finish_active(
+        queue, "kill",
+        [] {
+            return "status = " + status_sql::killed +
+                   ", attempts = 0, iterations = iterations + 1, last_iteration = now()";
+        },
+        fcinfo);
     spi_finish();
     count_finished(queue, "kll", n);
     PG_RETURN_INT32(static_cast<int32_t>(n));
@@ -77,10 +87,11 @@ Datum doc_complete_many(FunctionCallInfo fcinfo) {
     SPIPlanPtr plan = queue_plan(
         queue, "complete_many",
         [&] {
-            return "UPDATE " + docs_rel(queue) +
-                   " SET status = 3, attempts = 0, iterations = iterations + 1,"
+            return "UPDATE " + docs_rel(queue) + " SET status = " + status_sql::completed +
+                   ", attempts = 0, iterations = iterations + 1,"
                    " last_iteration = now(), next_iteration = '2970-01-01 00:00:00+00',"
-                   " lock_session = NULL WHERE subject = ANY ($1::text[]) AND status = 2";
+                   " lock_session = NULL WHERE subject = ANY ($1::text[]) AND status = " +
+                   status_sql::active;
         },
         {TEXTARRAYOID});
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &subjects, nullptr));
@@ -94,12 +105,13 @@ Datum doc_drop(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
     spi_connect();
-    SPIPlanPtr plan = queue_plan(queue, "drop",
-                                 [&] {
-                                     return "DELETE FROM " + docs_rel(queue) +
-                                            " WHERE subject = $1 AND status = 2 RETURNING version";
-                                 },
-                                 {TEXTOID});
+    SPIPlanPtr plan = queue_plan(
+        queue, "drop",
+        [&] {
+            return "DELETE FROM " + docs_rel(queue) +
+                   " WHERE subject = $1 AND status = " + status_sql::active + " RETURNING version";
+        },
+        {TEXTOID});
     Datum value = to_text(subject);
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &value, nullptr));
     int64_t version = n > 0 ? spi_int(0, 1) : 0;
@@ -127,11 +139,14 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
                                             " SET status = $3, next_iteration = $2, attempts = 0,"
                                             " iterations = iterations + 1, last_iteration = now(),"
                                             " payload = COALESCE($4, payload), lock_session = NULL"
-                                            " WHERE subject = $1 AND status = 2";
+                                            " WHERE subject = $1 AND status = " +
+                                            status_sql::active;
                                  },
                                  {TEXTOID, TIMESTAMPTZOID, INT4OID, JSONBOID});
     Datum values[4] = {to_text(subject), TimestampTzGetDatum(next_iteration),
-                       Int32GetDatum(due ? 1 : 0), payload};
+                       Int32GetDatum(core::status_code(due ? core::DocStatus::kPending
+                                                           : core::DocStatus::kPlanned)),
+                       payload};
     char nulls[4] = {' ', ' ', ' ', payload_null ? 'n' : ' '};
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     spi_finish();
@@ -161,15 +176,18 @@ Datum doc_reject(FunctionCallInfo fcinfo) {
             return "UPDATE " + docs_rel(queue) +
                    " AS d SET status = CASE WHEN d.attempts >= COALESCE("
                    "(SELECT q.max_attempts FROM fetchq.queues q WHERE q.name = $2), 5)"
-                   " THEN -1 ELSE 1 END,"
+                   " THEN " +
+                   status_sql::killed + " ELSE " + status_sql::pending +
+                   " END,"
                    " lock_upgrade = CASE WHEN d.lock_upgrade IS NULL THEN NULL ELSE now() END,"
                    " iterations = d.iterations + 1, last_iteration = now(), lock_session = NULL"
-                   " WHERE d.subject = $1 AND d.status = 2 RETURNING d.status";
+                   " WHERE d.subject = $1 AND d.status = " +
+                   status_sql::active + " RETURNING d.status";
         },
         {TEXTOID, TEXTOID});
     Datum values[2] = {to_text(subject), to_text(queue)};
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nullptr));
-    const bool killed = n > 0 && spi_int(0, 1) == -1;
+    const bool killed = n > 0 && spi_int(0, 1) == core::status_code(core::DocStatus::kKilled);
     if (n > 0) {
         insert_log(queue, subject, message, details, details_null, ref_id);
     }

@@ -8,6 +8,7 @@
 #include "sql_api/function.hpp"
 #include "ops/session_end.hpp"
 #include "ops/wake.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -26,12 +27,11 @@ SPIPlanPtr pick_plan(const std::string& queue) {
             // address (a TID scan), not looked up again by primary key; a join
             // here gets a generic plan that hashes the table. The rows are
             // locked, so their address holds until commit.
-            return "UPDATE " + docs +
-                   " AS d SET status = 2, next_iteration = now() + $3, attempts = d.attempts + 1,"
-                   " lock_session = $4"
+            return "UPDATE " + docs + " AS d SET status = " + status_sql::active +
+                   ", next_iteration = now() + $3, attempts = d.attempts + 1, lock_session = $4"
                    " WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " +
-                   docs +
-                   " WHERE status = 1 AND lock_upgrade IS NULL AND version = $1"
+                   docs + " WHERE status = " + status_sql::pending +
+                   " AND lock_upgrade IS NULL AND version = $1"
                    " AND next_iteration <= now()"
                    " AND (expires_at IS NULL OR expires_at > now())"
                    " ORDER BY priority DESC, next_iteration, attempts"

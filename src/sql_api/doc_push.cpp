@@ -13,6 +13,7 @@
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 #include "ops/wake.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -20,12 +21,11 @@ namespace {
 using namespace fetchq::pg;
 using namespace fetchq::ops;
 
-constexpr int kStatusPlanned = 0;
-constexpr int kStatusPending = 1;
+using core::DocStatus;
 
-int status_for(TimestampTz next_iteration) {
-    return next_iteration <= GetCurrentTransactionStartTimestamp() ? kStatusPending
-                                                                   : kStatusPlanned;
+DocStatus status_for(TimestampTz next_iteration) {
+    return next_iteration <= GetCurrentTransactionStartTimestamp() ? DocStatus::kPending
+                                                                   : DocStatus::kPlanned;
 }
 
 void check_subject(const std::string& subject) {
@@ -57,15 +57,15 @@ void check_subjects(ArrayType* subjects) {
     }
 }
 
-void count_pushed(const std::string& queue, int32_t version, int status, int64_t n,
+void count_pushed(const std::string& queue, int32_t version, DocStatus status, int64_t n,
                   TimestampTz next_iteration) {
     if (n == 0) return;
     // A planned document: the scheduler must be awake when it becomes due.
-    if (status == kStatusPlanned) ops::note_due(next_iteration);
+    if (status == DocStatus::kPlanned) ops::note_due(next_iteration);
     metric_add(queue, "ent", n);
     metric_add(queue, "cnt", n);
     metric_add(queue, "v" + std::to_string(version), n);
-    metric_add(queue, status == kStatusPending ? "pnd" : "pln", n);
+    metric_add(queue, core::status_counter(status), n);
 }
 
 // Expiry of pushed documents: the given one, else now() + the queue's
@@ -82,7 +82,7 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
                  int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
                  const TimestampTz* given_expiry = nullptr) {
     check_subject(subject);
-    const int status = status_for(next_iteration);
+    const DocStatus status = status_for(next_iteration);
     const std::optional<TimestampTz> expires_at = expiry_of(queue, given_expiry);
     SPIPlanPtr plan = queue_plan(
         queue, "push",
@@ -96,7 +96,7 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
     Datum values[7] = {to_text(subject),
                        Int32GetDatum(version),
                        Int32GetDatum(priority),
-                       Int32GetDatum(status),
+                       Int32GetDatum(core::status_code(status)),
                        TimestampTzGetDatum(next_iteration),
                        payload,
                        TimestampTzGetDatum(expires_at ? *expires_at : 0)};
@@ -109,7 +109,7 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
 // Many documents in one statement; duplicates (in the table or the batch) skipped.
 int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, Datum payloads,
                    int32_t version, TimestampTz next_iteration) {
-    const int status = status_for(next_iteration);
+    const DocStatus status = status_for(next_iteration);
     const std::optional<TimestampTz> expires_at = expiry_of(queue, nullptr);
     SPIPlanPtr plan = queue_plan(
         queue, "push_batch",
@@ -128,7 +128,7 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
                        priorities,
                        payloads,
                        Int32GetDatum(version),
-                       Int32GetDatum(status),
+                       Int32GetDatum(core::status_code(status)),
                        TimestampTzGetDatum(next_iteration),
                        TimestampTzGetDatum(expires_at ? *expires_at : 0)};
     const char nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', expires_at ? ' ' : 'n'};
@@ -333,7 +333,9 @@ Datum doc_upsert(FunctionCallInfo fcinfo) {
                        [&] {
                            return "UPDATE " + docs_rel(queue) +
                                   " SET priority = $2, payload = $3, next_iteration = $4"
-                                  " WHERE subject = $1 AND lock_upgrade IS NULL AND status <> 2"
+                                  " WHERE subject = $1 AND lock_upgrade IS NULL AND status <> " +
+                                  status_sql::active +
+                                  ""
                                   " RETURNING status";
                        },
                        {TEXTOID, INT4OID, JSONBOID, TIMESTAMPTZOID});
@@ -343,7 +345,8 @@ Datum doc_upsert(FunctionCallInfo fcinfo) {
         updated = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
         // A planned document moved earlier: the scheduler must promote it
         // then, not at the time it was sleeping until.
-        if (updated > 0 && spi_int(0, 1) == kStatusPlanned) ops::note_due(next_iteration);
+        if (updated > 0 && spi_int(0, 1) == core::status_code(DocStatus::kPlanned))
+            ops::note_due(next_iteration);
     }
     spi_finish();
     Datum values[2] = {Int32GetDatum(static_cast<int32_t>(queued)),

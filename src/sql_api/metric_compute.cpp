@@ -8,6 +8,7 @@
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
+#include "ops/doc_status_sql.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -23,12 +24,13 @@ Computed compute(const std::string& queue) {
     SPIPlanPtr plan =
         queue_plan(queue, "metric_compute",
                    [&] {
-                       return "SELECT count(*)::int4, (count(*) FILTER (WHERE status = 0))::int4,"
-                              " (count(*) FILTER (WHERE status = 1))::int4,"
-                              " (count(*) FILTER (WHERE status = 2))::int4,"
-                              " (count(*) FILTER (WHERE status = -1))::int4,"
-                              " (count(*) FILTER (WHERE status = 3))::int4 FROM " +
-                              docs_rel(queue);
+                       using namespace status_sql;
+                       return "SELECT count(*)::int4, (count(*) FILTER (WHERE status = " + planned +
+                              "))::int4, (count(*) FILTER (WHERE status = " + pending +
+                              "))::int4, (count(*) FILTER (WHERE status = " + active +
+                              "))::int4, (count(*) FILTER (WHERE status = " + killed +
+                              "))::int4, (count(*) FILTER (WHERE status = " + completed +
+                              "))::int4 FROM " + docs_rel(queue);
                    },
                    {});
     queue_execute(queue, plan, nullptr, nullptr);

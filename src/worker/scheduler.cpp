@@ -9,6 +9,7 @@
 #include "core/backoff.hpp"
 #include "pg/guard.hpp"
 #include "ops/counters.hpp"
+#include "ops/doc_status_sql.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/spi.hpp"
 #include "ops/session_end.hpp"
@@ -100,13 +101,14 @@ TimestampTz next_due(const std::string& queue) {
     SPIPlanPtr plan = ops::queue_plan(
         queue, "next_due",
         [&] {
+            using namespace ops::status_sql;
             const std::string docs = ops::docs_rel(queue);
             return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
-                   " WHERE status = 0 AND lock_upgrade IS NULL), (SELECT min(next_iteration) "
-                   "FROM " +
-                   docs +
-                   " WHERE status = 2 AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " +
-                   docs + " WHERE expires_at IS NOT NULL AND status IN (0, 1)))";
+                   " WHERE status = " + planned +
+                   " AND lock_upgrade IS NULL), (SELECT min(next_iteration) FROM " + docs +
+                   " WHERE status = " + active +
+                   " AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " + docs +
+                   " WHERE expires_at IS NOT NULL AND status IN " + waiting + "))";
         },
         {});
     ops::queue_execute(queue, plan, nullptr, nullptr, true, 1);
