@@ -8,6 +8,7 @@
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/doc_moves.hpp"
 
 namespace fetchq::ops {
 namespace {
@@ -52,11 +53,8 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
         killed += spi_int(row, 1) == core::status_code(core::DocStatus::kKilled) ? 1 : 0;
     if (n > 0) {
         const auto total = static_cast<int64_t>(n);
-        metric_add(queue, "act", -total);
-        metric_add(queue, "orp", total);
-        metric_add(queue, "err", total);
-        metric_add(queue, "pnd", total - killed);
-        metric_add(queue, "kll", killed);
+        count_move(queue, core::DocMove::kRelease, core::DocStatus::kPending, total - killed);
+        count_move(queue, core::DocMove::kRelease, core::DocStatus::kKilled, killed);
     }
     return static_cast<int64_t>(n);
 }

@@ -6,6 +6,7 @@
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/doc_moves.hpp"
 
 namespace fetchq::ops {
 
@@ -29,12 +30,7 @@ int64_t expire_documents(std::string_view queue, int32_t limit) {
         const int64_t status = spi_int(row, 1);
         const int64_t version = spi_int(row, 2);
         const auto from = core::status_from_code(status).value_or(core::DocStatus::kPending);
-        metric_add(queue, core::status_counter(from), -1);
-        metric_add(queue, "v" + std::to_string(version), -1);
-    }
-    if (n > 0) {
-        metric_add(queue, "cnt", -static_cast<int64_t>(n));
-        metric_add(queue, "exp", static_cast<int64_t>(n));
+        count_move_from(queue, core::DocMove::kExpire, from, 1, static_cast<int32_t>(version));
     }
     return static_cast<int64_t>(n);
 }

@@ -5,6 +5,7 @@
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/doc_moves.hpp"
 
 namespace fetchq::ops {
 namespace {
@@ -37,25 +38,17 @@ int64_t update_expired(std::string_view queue, const char* plan_name, core::DocS
     return static_cast<int64_t>(queue_execute(queue, plan, values, nullptr));
 }
 
-void count_expired(std::string_view queue, const char* outcome, int64_t n) {
-    if (n == 0) return;
-    metric_add(queue, "err", n);
-    metric_add(queue, "orp", n);
-    metric_add(queue, outcome, n);
-    metric_add(queue, "act", -n);
-}
-
 }  // namespace
 
 int64_t reschedule_orphans(std::string_view queue, int32_t limit) {
     const int64_t n = update_expired(queue, "mnt_orphans", core::DocStatus::kPending, "<", limit);
-    count_expired(queue, "pnd", n);
+    count_move(queue, core::DocMove::kOrphan, core::DocStatus::kPending, n);
     return n;
 }
 
 int64_t mark_dead(std::string_view queue, int32_t limit) {
     const int64_t n = update_expired(queue, "mnt_dead", core::DocStatus::kKilled, ">=", limit);
-    count_expired(queue, "kll", n);
+    count_move(queue, core::DocMove::kDead, core::DocStatus::kKilled, n);
     return n;
 }
 

@@ -3,6 +3,7 @@
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/doc_moves.hpp"
 
 namespace fetchq::ops {
 
@@ -28,8 +29,7 @@ int64_t promote_planned(std::string_view queue, int32_t limit) {
     Datum value = Int32GetDatum(limit);
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &value, nullptr));
     if (n > 0) {
-        metric_add(queue, "pnd", n);
-        metric_add(queue, "pln", -n);
+        count_move(queue, core::DocMove::kPromote, core::DocStatus::kPending, n);
     }
     return n;
 }

@@ -10,6 +10,7 @@
 #include "sql_api/function.hpp"
 #include "ops/wake.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/doc_moves.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -38,12 +39,8 @@ int64_t finish_active(const std::string& queue, const char* name, SetClause&& se
     return static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
 }
 
-void count_finished(const std::string& queue, const char* outcome, int64_t n) {
-    if (n == 0) return;
-    metric_add(queue, "prc", n);
-    metric_add(queue, outcome, n);
-    metric_add(queue, "act", -n);
-}
+using core::DocMove;
+using core::DocStatus;
 
 // doc_complete(queue, subject [, payload])
 Datum doc_complete(FunctionCallInfo fcinfo) {
@@ -58,7 +55,7 @@ Datum doc_complete(FunctionCallInfo fcinfo) {
         },
         fcinfo);
     spi_finish();
-    count_finished(queue, "cpl", n);
+    count_move(queue, DocMove::kComplete, DocStatus::kCompleted, n);
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
@@ -74,7 +71,7 @@ Datum doc_kill(FunctionCallInfo fcinfo) {
         },
         fcinfo);
     spi_finish();
-    count_finished(queue, "kll", n);
+    count_move(queue, DocMove::kKill, DocStatus::kKilled, n);
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
@@ -96,7 +93,7 @@ Datum doc_complete_many(FunctionCallInfo fcinfo) {
         {TEXTARRAYOID});
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &subjects, nullptr));
     spi_finish();
-    count_finished(queue, "cpl", n);
+    count_move(queue, DocMove::kComplete, DocStatus::kCompleted, n);
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
@@ -116,11 +113,7 @@ Datum doc_drop(FunctionCallInfo fcinfo) {
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &value, nullptr));
     int64_t version = n > 0 ? spi_int(0, 1) : 0;
     spi_finish();
-    if (n > 0) {
-        count_finished(queue, "drp", n);
-        metric_add(queue, "cnt", -n);
-        metric_add(queue, "v" + std::to_string(version), -n);
-    }
+    count_move(queue, DocMove::kDrop, core::kDeleted, n, static_cast<int32_t>(version));
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
@@ -150,11 +143,8 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
     char nulls[4] = {' ', ' ', ' ', payload_null ? 'n' : ' '};
     int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     spi_finish();
-    if (n > 0) {
-        count_finished(queue, "res", n);
-        if (!due) ops::note_due(next_iteration);
-        metric_add(queue, due ? "pnd" : "pln", n);
-    }
+    if (n > 0 && !due) ops::note_due(next_iteration);
+    count_move(queue, DocMove::kReschedule, due ? DocStatus::kPending : DocStatus::kPlanned, n);
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
@@ -192,11 +182,7 @@ Datum doc_reject(FunctionCallInfo fcinfo) {
         insert_log(queue, subject, message, details, details_null, ref_id);
     }
     spi_finish();
-    if (n > 0) {
-        count_finished(queue, "rej", n);
-        metric_add(queue, "err", n);
-        metric_add(queue, killed ? "kll" : "pnd", n);
-    }
+    count_move(queue, DocMove::kReject, killed ? DocStatus::kKilled : DocStatus::kPending, n);
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 

@@ -9,6 +9,7 @@
 #include "ops/session_end.hpp"
 #include "ops/wake.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/doc_moves.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -91,9 +92,7 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
                 timestamptz_pl_interval, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
                 IntervalPGetDatum(lock)));
         }));
-        metric_add(queue, "pkd", static_cast<int64_t>(n));
-        metric_add(queue, "act", static_cast<int64_t>(n));
-        metric_add(queue, "pnd", -static_cast<int64_t>(n));
+        count_move(queue, core::DocMove::kPick, core::DocStatus::kActive, static_cast<int64_t>(n));
     }
     return (Datum)0;
 }

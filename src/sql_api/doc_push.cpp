@@ -14,6 +14,7 @@
 #include "sql_api/function.hpp"
 #include "ops/wake.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/doc_moves.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -62,10 +63,7 @@ void count_pushed(const std::string& queue, int32_t version, DocStatus status, i
     if (n == 0) return;
     // A planned document: the scheduler must be awake when it becomes due.
     if (status == DocStatus::kPlanned) ops::note_due(next_iteration);
-    metric_add(queue, "ent", n);
-    metric_add(queue, "cnt", n);
-    metric_add(queue, "v" + std::to_string(version), n);
-    metric_add(queue, core::status_counter(status), n);
+    count_move(queue, core::DocMove::kPush, status, n, version);
 }
 
 // Expiry of pushed documents: the given one, else now() + the queue's

@@ -1,0 +1,29 @@
+#include "ops/doc_moves.hpp"
+
+#include <string>
+
+#include "ops/counters.hpp"
+
+namespace fetchq::ops {
+namespace {
+
+void count_case(std::string_view queue, const core::MoveCase& c, int64_t n, int32_t version) {
+    if (n == 0) return;
+    for (const core::CounterDelta& d : c.deltas) metric_add(queue, d.counter, d.delta * n);
+    if (c.version_delta != 0)
+        metric_add(queue, core::version_counter(version), c.version_delta * n);
+}
+
+}  // namespace
+
+void count_move(std::string_view queue, core::DocMove move, std::optional<core::DocStatus> to,
+                int64_t n, int32_t version) {
+    count_case(queue, core::move_spec(move).ending_in(to), n, version);
+}
+
+void count_move_from(std::string_view queue, core::DocMove move, core::DocStatus from, int64_t n,
+                     int32_t version) {
+    count_case(queue, core::move_spec(move).starting_from(from), n, version);
+}
+
+}  // namespace fetchq::ops

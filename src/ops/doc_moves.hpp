@@ -1,0 +1,22 @@
+// The counters of the document moves (core/doc_status.hpp's table), added to
+// the transaction's tally (ops/counters.hpp): no move names its counters.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "core/doc_status.hpp"
+
+namespace fetchq::ops {
+
+// `n` documents of `version` made `move` and ended in `to` (core::kDeleted:
+// deleted).
+void count_move(std::string_view queue, core::DocMove move, std::optional<core::DocStatus> to,
+                int64_t n, int32_t version = 0);
+
+// The same for a move whose counters depend on where it started (expire).
+void count_move_from(std::string_view queue, core::DocMove move, core::DocStatus from, int64_t n,
+                     int32_t version = 0);
+
+}  // namespace fetchq::ops
