@@ -93,12 +93,13 @@ enum class DocMove {
     kRelease,     // active, picked session-bound by an ended session -> pending, or killed
                   // when its attempts are used up
     kExpire,      // planned or pending, past expires_at -> deleted
+    kRetry,       // killed -> pending, or planned when not due yet (doc_retry)
 };
 
-inline constexpr std::array<DocMove, 12> kDocMoves = {
-    DocMove::kPush,   DocMove::kPromote, DocMove::kPick,       DocMove::kComplete,
-    DocMove::kKill,   DocMove::kDrop,    DocMove::kReschedule, DocMove::kReject,
-    DocMove::kOrphan, DocMove::kDead,    DocMove::kRelease,    DocMove::kExpire};
+inline constexpr std::array<DocMove, 13> kDocMoves = {
+    DocMove::kPush,    DocMove::kPromote,    DocMove::kPick,   DocMove::kComplete, DocMove::kKill,
+    DocMove::kDrop,    DocMove::kReschedule, DocMove::kReject, DocMove::kOrphan,   DocMove::kDead,
+    DocMove::kRelease, DocMove::kExpire,     DocMove::kRetry};
 
 constexpr std::string_view move_name(DocMove move) {
     switch (move) {
@@ -126,6 +127,8 @@ constexpr std::string_view move_name(DocMove move) {
             return "release";
         case DocMove::kExpire:
             return "expire";
+        case DocMove::kRetry:
+            return "retry";
     }
     return {};
 }
@@ -268,6 +271,10 @@ constexpr MoveSpec make_move_spec(DocMove move) {
             return {move,
                     {{S::kPlanned, kDeleted, {{"pln", -1}, {"cnt", -1}, {"exp", 1}}, -1},
                      {S::kPending, kDeleted, {{"pnd", -1}, {"cnt", -1}, {"exp", 1}}, -1}}};
+        case DocMove::kRetry:
+            return {move,
+                    {{S::kKilled, S::kPending, {{"kll", -1}, {"pnd", 1}}, 0},
+                     {S::kKilled, S::kPlanned, {{"kll", -1}, {"pln", 1}}, 0}}};
     }
     throw Error(sqlstate::kInternalError, "unknown document move");
 }

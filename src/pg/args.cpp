@@ -124,6 +124,21 @@ Interval* parse_positive_duration_or_throw(const std::string& text, const char* 
     return iv;
 }
 
+Interval* arg_nonnegative_interval(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument(name);
+    Interval* iv = pg_call([&] { return PG_GETARG_INTERVAL_P(i); });
+    const bool negative = pg_call([&] {
+        Interval zero{};
+        return DatumGetBool(
+            DirectFunctionCall2(interval_lt, IntervalPGetDatum(iv), IntervalPGetDatum(&zero)));
+    });
+    if (negative)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          std::string("argument ") + name + " must not be negative", {},
+                          "Pass a delay such as '2 seconds', or NULL.");
+    return iv;
+}
+
 Interval* arg_positive_duration(FunctionCallInfo fcinfo, int i, const char* name) {
     return parse_positive_duration_or_throw(arg_text(fcinfo, i, name), name);
 }

@@ -35,6 +35,9 @@ Interval* parse_duration_or_throw(const std::string& text, const char* name);
 Interval* arg_positive_duration(FunctionCallInfo fcinfo, int i, const char* name);
 Interval* parse_positive_duration_or_throw(const std::string& text, const char* name);
 
+// An interval argument that must not be negative (22023).
+Interval* arg_nonnegative_interval(FunctionCallInfo fcinfo, int i, const char* name);
+
 [[noreturn]] void throw_null_argument(const char* name);
 
 }  // namespace fetchq::pg

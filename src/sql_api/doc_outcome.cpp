@@ -1,16 +1,15 @@
-// What a consumer does with a document it picked (status 2): complete, kill,
-// drop, reschedule or reject it. Documents that are not active are left
-// alone and the call returns 0.
-#include "core/error.hpp"
-#include "pg/args.hpp"
-#include "ops/counters.hpp"
+// What a consumer does with a document it picked: the SQL entries of
+// ops/doc_outcome (complete, kill, drop, reschedule, reject, extend) and of
+// doc_retry. The Fetchq 4 overloads stay; the forms with `attempts` (the
+// fence) are new overloads of their own.
+#include <optional>
+
+#include "ops/doc_outcome.hpp"
 #include "ops/queue_log.hpp"
-#include "ops/queue_sql.hpp"
+#include "pg/args.hpp"
 #include "pg/result.hpp"
+#include "pg/spi.hpp"
 #include "sql_api/function.hpp"
-#include "ops/wake.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/doc_moves.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -18,62 +17,30 @@ namespace {
 using namespace fetchq::pg;
 using namespace fetchq::ops;
 
-// Runs `name` on the queue with (subject, payload-or-NULL); returns rows.
-// `set_clause` is built only when the statement is prepared.
-template <typename SetClause>
-int64_t finish_active(const std::string& queue, const char* name, SetClause&& set_clause,
-                      FunctionCallInfo fcinfo) {
+// The optional `attempts` argument at position i (NULL or absent: no fence).
+Fence arg_fence(FunctionCallInfo fcinfo, int i) {
+    if (PG_NARGS() <= i || arg_is_null(fcinfo, i)) return std::nullopt;
+    return arg_int(fcinfo, i, "attempts");
+}
+
+Datum affected(int64_t n) { PG_RETURN_INT32(static_cast<int32_t>(n)); }
+
+// doc_complete / doc_kill (queue, subject [, payload [, attempts]])
+template <typename Finish>
+Datum finish(FunctionCallInfo fcinfo, Finish&& f) {
+    std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
     bool payload_null = true;
     Datum payload = PG_NARGS() > 2 ? arg_fetchq4_json(fcinfo, 2, &payload_null) : (Datum)0;
-    SPIPlanPtr plan = queue_plan(queue, name,
-                                 [&] {
-                                     return "UPDATE " + docs_rel(queue) + " SET " + set_clause() +
-                                            ", payload = COALESCE($2, payload), lock_session = NULL"
-                                            " WHERE subject = $1 AND status = " +
-                                            status_sql::active;
-                                 },
-                                 {TEXTOID, JSONBOID});
-    Datum values[2] = {to_text(subject), payload};
-    char nulls[2] = {' ', payload_null ? 'n' : ' '};
-    return static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
-}
-
-using core::DocMove;
-using core::DocStatus;
-
-// doc_complete(queue, subject [, payload])
-Datum doc_complete(FunctionCallInfo fcinfo) {
-    std::string queue = arg_queue(fcinfo, 0);
+    const Fence attempts = arg_fence(fcinfo, 3);
     spi_connect();
-    int64_t n = finish_active(
-        queue, "complete",
-        [] {
-            return "status = " + status_sql::completed +
-                   ", attempts = 0, iterations = iterations + 1, last_iteration = now(),"
-                   " next_iteration = '2970-01-01 00:00:00+00'";
-        },
-        fcinfo);
+    const int64_t n = f(queue, subject, payload, payload_null, attempts);
     spi_finish();
-    count_move(queue, DocMove::kComplete, DocStatus::kCompleted, n);
-    PG_RETURN_INT32(static_cast<int32_t>(n));
+    return affected(n);
 }
 
-// doc_kill(queue, subject [, payload])
-Datum doc_kill(FunctionCallInfo fcinfo) {
-    std::string queue = arg_queue(fcinfo, 0);
-    spi_connect();
-    int64_t n = finish_active(
-        queue, "kill",
-        [] {
-            return "status = " + status_sql::killed +
-                   ", attempts = 0, iterations = iterations + 1, last_iteration = now()";
-        },
-        fcinfo);
-    spi_finish();
-    count_move(queue, DocMove::kKill, DocStatus::kKilled, n);
-    PG_RETURN_INT32(static_cast<int32_t>(n));
-}
+Datum doc_complete(FunctionCallInfo fcinfo) { return finish(fcinfo, complete); }
+Datum doc_kill(FunctionCallInfo fcinfo) { return finish(fcinfo, kill); }
 
 // doc_complete_many(queue, subjects[]): completes the active ones.
 Datum doc_complete_many(FunctionCallInfo fcinfo) {
@@ -81,109 +48,93 @@ Datum doc_complete_many(FunctionCallInfo fcinfo) {
     if (arg_is_null(fcinfo, 1)) PG_RETURN_INT32(0);
     Datum subjects = PG_GETARG_DATUM(1);
     spi_connect();
-    SPIPlanPtr plan = queue_plan(
-        queue, "complete_many",
-        [&] {
-            return "UPDATE " + docs_rel(queue) + " SET status = " + status_sql::completed +
-                   ", attempts = 0, iterations = iterations + 1,"
-                   " last_iteration = now(), next_iteration = '2970-01-01 00:00:00+00',"
-                   " lock_session = NULL WHERE subject = ANY ($1::text[]) AND status = " +
-                   status_sql::active;
-        },
-        {TEXTARRAYOID});
-    int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &subjects, nullptr));
+    const int64_t n = complete_many(queue, subjects);
     spi_finish();
-    count_move(queue, DocMove::kComplete, DocStatus::kCompleted, n);
-    PG_RETURN_INT32(static_cast<int32_t>(n));
+    return affected(n);
 }
 
-// doc_drop(queue, subject): deletes an active document.
+// doc_drop(queue, subject [, attempts]): deletes an active document.
 Datum doc_drop(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
+    const Fence attempts = arg_fence(fcinfo, 2);
     spi_connect();
-    SPIPlanPtr plan = queue_plan(
-        queue, "drop",
-        [&] {
-            return "DELETE FROM " + docs_rel(queue) +
-                   " WHERE subject = $1 AND status = " + status_sql::active + " RETURNING version";
-        },
-        {TEXTOID});
-    Datum value = to_text(subject);
-    int64_t n = static_cast<int64_t>(queue_execute(queue, plan, &value, nullptr));
-    int64_t version = n > 0 ? spi_int(0, 1) : 0;
+    const int64_t n = drop(queue, subject, attempts);
     spi_finish();
-    count_move(queue, DocMove::kDrop, core::kDeleted, n, static_cast<int32_t>(version));
-    PG_RETURN_INT32(static_cast<int32_t>(n));
+    return affected(n);
 }
 
-// doc_reschedule(queue, subject, next_iteration [, payload])
+// doc_reschedule(queue, subject, next_iteration [, payload [, attempts]])
 Datum doc_reschedule(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
     TimestampTz next_iteration = arg_timestamptz(fcinfo, 2, "next_iteration");
     bool payload_null = true;
     Datum payload = PG_NARGS() > 3 ? arg_fetchq4_json(fcinfo, 3, &payload_null) : (Datum)0;
-    const bool due = next_iteration <= GetCurrentTransactionStartTimestamp();
+    const Fence attempts = arg_fence(fcinfo, 4);
     spi_connect();
-    SPIPlanPtr plan = queue_plan(queue, "reschedule",
-                                 [&] {
-                                     return "UPDATE " + docs_rel(queue) +
-                                            " SET status = $3, next_iteration = $2, attempts = 0,"
-                                            " iterations = iterations + 1, last_iteration = now(),"
-                                            " payload = COALESCE($4, payload), lock_session = NULL"
-                                            " WHERE subject = $1 AND status = " +
-                                            status_sql::active;
-                                 },
-                                 {TEXTOID, TIMESTAMPTZOID, INT4OID, JSONBOID});
-    Datum values[4] = {to_text(subject), TimestampTzGetDatum(next_iteration),
-                       Int32GetDatum(core::status_code(due ? core::DocStatus::kPending
-                                                           : core::DocStatus::kPlanned)),
-                       payload};
-    char nulls[4] = {' ', ' ', ' ', payload_null ? 'n' : ' '};
-    int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
+    const int64_t n = reschedule(queue, subject, next_iteration, payload, payload_null, attempts);
     spi_finish();
-    if (n > 0 && !due) ops::note_due(next_iteration);
-    count_move(queue, DocMove::kReschedule, due ? DocStatus::kPending : DocStatus::kPlanned, n);
-    PG_RETURN_INT32(static_cast<int32_t>(n));
+    return affected(n);
 }
 
-// doc_reject(queue, subject, message, details [, ref_id]): back to pending, or
-// killed when its attempts reached the queue's max_attempts; the reason goes
-// to the queue's log.
+// doc_reject(queue, subject, message, details [, ref_id [, delay [, attempts]]]):
+// back to pending (at once, or `delay` from now), or killed when its
+// attempts reached the queue's max_attempts; the reason goes to the log.
 Datum doc_reject(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
-    std::string message = arg_text(fcinfo, 2, "message");
-    bool details_null = false;
-    Datum details = arg_fetchq4_json(fcinfo, 3, &details_null);
-    std::optional<std::string> ref_id = PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
-    check_log_entry(subject, message);
+    Rejection why;
+    why.message = arg_text(fcinfo, 2, "message");
+    why.details = arg_fetchq4_json(fcinfo, 3, &why.details_null);
+    why.ref_id = PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
+    if (PG_NARGS() > 5 && !arg_is_null(fcinfo, 5))
+        why.delay = arg_nonnegative_interval(fcinfo, 5, "delay");
+    const Fence attempts = arg_fence(fcinfo, 6);
+    check_log_entry(subject, why.message);
     spi_connect();
-    SPIPlanPtr plan = queue_plan(
-        queue, "reject",
-        [&] {
-            return "UPDATE " + docs_rel(queue) +
-                   " AS d SET status = CASE WHEN d.attempts >= COALESCE("
-                   "(SELECT q.max_attempts FROM fetchq.queues q WHERE q.name = $2), 5)"
-                   " THEN " +
-                   status_sql::killed + " ELSE " + status_sql::pending +
-                   " END,"
-                   " lock_upgrade = CASE WHEN d.lock_upgrade IS NULL THEN NULL ELSE now() END,"
-                   " iterations = d.iterations + 1, last_iteration = now(), lock_session = NULL"
-                   " WHERE d.subject = $1 AND d.status = " +
-                   status_sql::active + " RETURNING d.status";
-        },
-        {TEXTOID, TEXTOID});
-    Datum values[2] = {to_text(subject), to_text(queue)};
-    int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nullptr));
-    const bool killed = n > 0 && spi_int(0, 1) == core::status_code(core::DocStatus::kKilled);
-    if (n > 0) {
-        insert_log(queue, subject, message, details, details_null, ref_id);
-    }
+    const int64_t n = reject(queue, subject, why, attempts);
     spi_finish();
-    count_move(queue, DocMove::kReject, killed ? DocStatus::kKilled : DocStatus::kPending, n);
-    PG_RETURN_INT32(static_cast<int32_t>(n));
+    return affected(n);
+}
+
+// doc_extend(queue, subject, duration [, attempts]): the lock of an active
+// document ends `duration` from now.
+Datum doc_extend(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::string subject = arg_text(fcinfo, 1, "subject");
+    Interval* lock = arg_positive_duration(fcinfo, 2, "duration");
+    const Fence attempts = arg_fence(fcinfo, 3);
+    spi_connect();
+    const int64_t n = extend(queue, subject, lock, attempts);
+    spi_finish();
+    return affected(n);
+}
+
+// doc_retry(queue, subject [, next_iteration]): a killed document back to
+// pending (or planned at next_iteration).
+Datum doc_retry(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::string subject = arg_text(fcinfo, 1, "subject");
+    const TimestampTz next_iteration = PG_NARGS() > 2 && !arg_is_null(fcinfo, 2)
+                                           ? PG_GETARG_TIMESTAMPTZ(2)
+                                           : GetCurrentTransactionStartTimestamp();
+    spi_connect();
+    const int64_t n = retry(queue, subject, next_iteration);
+    spi_finish();
+    return affected(n);
+}
+
+// doc_retry_many(queue [, subject_pattern]): every killed document, or those
+// whose subject is LIKE the pattern, back to pending (redrive).
+Datum doc_retry_many(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const std::optional<std::string> pattern =
+        PG_NARGS() > 1 ? arg_text_or_null(fcinfo, 1) : std::nullopt;
+    spi_connect();
+    const int64_t n = retry_many(queue, pattern);
+    spi_finish();
+    return affected(n);
 }
 
 }  // namespace
@@ -195,3 +146,6 @@ FETCHQ_SQL_FUNCTION(fetchq_doc_complete_many, fetchq::sql_api::doc_complete_many
 FETCHQ_SQL_FUNCTION(fetchq_doc_drop, fetchq::sql_api::doc_drop)
 FETCHQ_SQL_FUNCTION(fetchq_doc_reschedule, fetchq::sql_api::doc_reschedule)
 FETCHQ_SQL_FUNCTION(fetchq_doc_reject, fetchq::sql_api::doc_reject)
+FETCHQ_SQL_FUNCTION(fetchq_doc_extend, fetchq::sql_api::doc_extend)
+FETCHQ_SQL_FUNCTION(fetchq_doc_retry, fetchq::sql_api::doc_retry)
+FETCHQ_SQL_FUNCTION(fetchq_doc_retry_many, fetchq::sql_api::doc_retry_many)

@@ -199,6 +199,9 @@ const std::vector<Expected>& expected_moves() {
         // per row pln or pnd -1 and v<version> -1; cnt -n, exp +n.
         {DocMove::kExpire, S::kPlanned, kDeleted, {{"pln", -1}, {"cnt", -1}, {"exp", 1}}, -1},
         {DocMove::kExpire, S::kPending, kDeleted, {{"pnd", -1}, {"cnt", -1}, {"exp", 1}}, -1},
+        // src/sql_api/doc_retry.cpp: kll -n, pnd or pln +n (as issue 11 asks).
+        {DocMove::kRetry, S::kKilled, S::kPending, {{"kll", -1}, {"pnd", 1}}, 0},
+        {DocMove::kRetry, S::kKilled, S::kPlanned, {{"kll", -1}, {"pln", 1}}, 0},
     };
     return expected;
 }

@@ -1,0 +1,19 @@
+// Taking documents: the statement of doc_pick and the counters of a pick.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pg/postgres.hpp"
+
+namespace fetchq::ops {
+
+// Makes up to `limit` due pending documents of `version` active, locked for
+// `lock` (and tied to this session when `session_bound`), in pick order;
+// returns how many, their rows in SPI_tuptable (subject, payload, version,
+// priority, attempts, iterations, created_at, last_iteration,
+// next_iteration, lock_upgrade). Needs an SPI connection.
+uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval* lock,
+              bool session_bound);
+
+}  // namespace fetchq::ops

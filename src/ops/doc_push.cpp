@@ -1,0 +1,154 @@
+#include "ops/doc_push.hpp"
+
+#include <optional>
+
+#include "core/error.hpp"
+#include "ops/doc_moves.hpp"
+#include "ops/doc_status_sql.hpp"
+#include "ops/queue_defaults.hpp"
+#include "ops/queue_sql.hpp"
+#include "ops/wake.hpp"
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+using core::DocStatus;
+
+namespace {
+
+DocStatus status_for(TimestampTz next_iteration) {
+    return next_iteration <= GetCurrentTransactionStartTimestamp() ? DocStatus::kPending
+                                                                   : DocStatus::kPlanned;
+}
+
+void count_pushed(const std::string& queue, int32_t version, DocStatus status, int64_t n,
+                  TimestampTz next_iteration) {
+    if (n == 0) return;
+    // A planned document: the scheduler must be awake when it becomes due.
+    if (status == DocStatus::kPlanned) note_due(next_iteration);
+    count_move(queue, core::DocMove::kPush, status, n, version);
+}
+
+// Expiry of pushed documents: the given one, else now() + the queue's
+// default_ttl (none when the queue has none). The scheduler is told.
+std::optional<TimestampTz> expiry_of(const std::string& queue, const TimestampTz* given) {
+    const std::optional<TimestampTz> at =
+        given ? std::optional<TimestampTz>(*given) : default_expiry(queue);
+    if (at) note_due(*at);
+    return at;
+}
+
+// One document; 1 when queued, 0 when the subject already exists.
+}  // namespace
+
+void check_subject(const std::string& subject) {
+    if (subject.empty())
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument subject must not be empty", {},
+                          "Give every document a subject of 1 to 50 characters.");
+    const char* s = subject.c_str();
+    int len = static_cast<int>(subject.size());
+    int chars = pg_call([&] { return pg_mbstrlen_with_len(s, len); });
+    if (chars > 50)
+        throw core::Error(core::sqlstate::kStringDataRightTruncation,
+                          "The subject exceeds 50 characters limit",
+                          "The subject has " + std::to_string(chars) + " characters.",
+                          "Use a subject of at most 50 characters.");
+}
+
+// Every element of a text[] of subjects, as check_subject.
+void check_subjects(ArrayType* subjects) {
+    Datum* elems = nullptr;
+    int n = 0;
+    pg_call([&] {
+        deconstruct_array(subjects, TEXTOID, -1, false, TYPALIGN_INT, &elems, nullptr, &n);
+    });
+    for (int i = 0; i < n; ++i) {
+        const Datum elem = elems[i];
+        const char* subject = pg_call([&] { return TextDatumGetCString(elem); });
+        check_subject(subject);
+    }
+}
+
+int64_t push_one(const std::string& queue, const std::string& subject, int32_t version,
+                 int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
+                 const TimestampTz* given_expiry) {
+    check_subject(subject);
+    const DocStatus status = status_for(next_iteration);
+    const std::optional<TimestampTz> expires_at = expiry_of(queue, given_expiry);
+    SPIPlanPtr plan = queue_plan(
+        queue, "push",
+        [&] {
+            return "INSERT INTO " + docs_rel(queue) +
+                   " (subject, version, priority, status, next_iteration, payload, created_at,"
+                   " expires_at) VALUES ($1, $2, $3, $4, $5, $6, now(), $7)"
+                   " ON CONFLICT (subject) DO NOTHING";
+        },
+        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID, TIMESTAMPTZOID});
+    Datum values[7] = {to_text(subject),
+                       Int32GetDatum(version),
+                       Int32GetDatum(priority),
+                       Int32GetDatum(core::status_code(status)),
+                       TimestampTzGetDatum(next_iteration),
+                       payload,
+                       TimestampTzGetDatum(expires_at ? *expires_at : 0)};
+    char nulls[7] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n'};
+    const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
+    count_pushed(queue, version, status, n, next_iteration);
+    return n;
+}
+
+// Many documents in one statement; duplicates (in the table or the batch) skipped.
+int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, Datum payloads,
+                   int32_t version, TimestampTz next_iteration) {
+    const DocStatus status = status_for(next_iteration);
+    const std::optional<TimestampTz> expires_at = expiry_of(queue, nullptr);
+    SPIPlanPtr plan = queue_plan(
+        queue, "push_batch",
+        [&] {
+            return "INSERT INTO " + docs_rel(queue) +
+                   " (subject, version, priority, status, next_iteration, payload, created_at,"
+                   " expires_at)"
+                   " SELECT d.subject, $4, d.priority, $5, $6, d.payload, now(), $7"
+                   " FROM unnest($1::text[], $2::int4[], $3::jsonb[]) AS d(subject, priority, "
+                   "payload)"
+                   " ON CONFLICT (subject) DO NOTHING";
+        },
+        {TEXTARRAYOID, INT4ARRAYOID, JSONBARRAYOID, INT4OID, INT4OID, TIMESTAMPTZOID,
+         TIMESTAMPTZOID});
+    Datum values[7] = {subjects,
+                       priorities,
+                       payloads,
+                       Int32GetDatum(version),
+                       Int32GetDatum(core::status_code(status)),
+                       TimestampTzGetDatum(next_iteration),
+                       TimestampTzGetDatum(expires_at ? *expires_at : 0)};
+    const char nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', expires_at ? ' ' : 'n'};
+    const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
+    count_pushed(queue, version, status, n, next_iteration);
+    return n;
+}
+
+int64_t update_not_active(const std::string& queue, const std::string& subject, int32_t priority,
+                          Datum payload, bool payload_null, TimestampTz next_iteration) {
+    SPIPlanPtr plan =
+        queue_plan(queue, "upsert_update",
+                   [&] {
+                       return "UPDATE " + docs_rel(queue) +
+                              " SET priority = $2, payload = $3, next_iteration = $4"
+                              " WHERE subject = $1 AND lock_upgrade IS NULL AND status <> " +
+                              status_sql::active + " RETURNING status";
+                   },
+                   {TEXTOID, INT4OID, JSONBOID, TIMESTAMPTZOID});
+    Datum values[4] = {to_text(subject), Int32GetDatum(priority), payload,
+                       TimestampTzGetDatum(next_iteration)};
+    char nulls[4] = {' ', ' ', payload_null ? 'n' : ' ', ' '};
+    const auto updated = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
+    // A planned document moved earlier: the scheduler must promote it then,
+    // not at the time it was sleeping until.
+    if (updated > 0 && spi_int(0, 1) == core::status_code(DocStatus::kPlanned))
+        note_due(next_iteration);
+    return updated;
+}
+
+}  // namespace fetchq::ops

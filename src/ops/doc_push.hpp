@@ -1,0 +1,33 @@
+// Documents into a queue: the statements of doc_push, doc_push_many,
+// doc_append and doc_upsert, and the counters of each push.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pg/postgres.hpp"
+
+namespace fetchq::ops {
+
+// Raises 22023 for an empty subject, 22001 for one over 50 characters.
+void check_subject(const std::string& subject);
+// The same for every element of a text[].
+void check_subjects(ArrayType* subjects);
+
+// One document; 1 when queued, 0 when the subject already exists. The
+// expiry is `given_expiry`, else now() + the queue's default_ttl.
+int64_t push_one(const std::string& queue, const std::string& subject, int32_t version,
+                 int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
+                 const TimestampTz* given_expiry = nullptr);
+
+// Many documents in one statement (text[], int4[], jsonb[]); duplicates, in
+// the table or the batch, skipped. Returns the documents queued.
+int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, Datum payloads,
+                   int32_t version, TimestampTz next_iteration);
+
+// doc_upsert's second half: priority, payload and next_iteration of a
+// document that is not active; returns 1 when it changed one.
+int64_t update_not_active(const std::string& queue, const std::string& subject, int32_t priority,
+                          Datum payload, bool payload_null, TimestampTz next_iteration);
+
+}  // namespace fetchq::ops
