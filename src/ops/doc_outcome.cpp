@@ -1,5 +1,8 @@
 #include "ops/doc_outcome.hpp"
 
+#include <vector>
+
+#include "ops/dead_letters.hpp"
 #include "ops/doc_moves.hpp"
 #include "ops/doc_status_sql.hpp"
 #include "ops/queue_log.hpp"
@@ -61,6 +64,23 @@ int64_t complete(const std::string& queue, const std::string& subject, Datum pay
 
 int64_t kill(const std::string& queue, const std::string& subject, Datum payload, bool payload_null,
              Fence attempts) {
+    // With a dead-letter queue, the document as it is before the kill (its
+    // attempts are reset by it), locked until the kill.
+    const std::optional<std::string> dead_letter = dead_letter_queue(queue);
+    std::vector<KilledDoc> dead;
+    if (dead_letter) {
+        SPIPlanPtr plan = queue_plan(
+            queue, "kill_dead_letter",
+            [&] {
+                return "SELECT subject, COALESCE($2, payload)::text, attempts FROM " +
+                       docs_rel(queue) + " WHERE subject = $1 AND status = " + status_sql::active +
+                       fenced(3) + " FOR UPDATE";
+            },
+            {TEXTOID, JSONBOID, INT4OID});
+        Datum values[3] = {to_text(subject), payload, fence_value(attempts)};
+        char nulls[3] = {' ', payload_null ? 'n' : ' ', fence_null(attempts)};
+        if (queue_execute(queue, plan, values, nulls) == 1) dead = killed_rows({0}, 0, 1);
+    }
     const int64_t n = finish_active(
         queue, "kill",
         [] {
@@ -69,6 +89,7 @@ int64_t kill(const std::string& queue, const std::string& subject, Datum payload
         },
         subject, payload, payload_null, attempts);
     count_move(queue, DocMove::kKill, DocStatus::kKilled, n);
+    if (n > 0 && dead_letter) send_to_dead_letters(queue, *dead_letter, dead, "killed");
     return n;
 }
 
@@ -143,7 +164,9 @@ int64_t reject(const std::string& queue, const std::string& subject, const Rejec
                    " lock_upgrade = CASE WHEN d.lock_upgrade IS NULL THEN NULL ELSE now() END,"
                    " iterations = d.iterations + 1, last_iteration = now(), lock_session = NULL"
                    " WHERE d.subject = $1 AND d.status = " +
-                   status_sql::active + fenced(4) + " RETURNING d.status";
+                   status_sql::active + fenced(4) +
+                   " RETURNING d.status, d.subject, CASE WHEN d.status = " + status_sql::killed +
+                   " THEN d.payload::text END, d.attempts";
         },
         {TEXTOID, TEXTOID, INTERVALOID, INT4OID});
     Datum values[4] = {to_text(subject), to_text(queue),
@@ -151,7 +174,11 @@ int64_t reject(const std::string& queue, const std::string& subject, const Rejec
     char nulls[4] = {' ', ' ', why.delay ? ' ' : 'n', fence_null(attempts)};
     const auto n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     const bool killed = n > 0 && spi_int(0, 1) == core::status_code(DocStatus::kKilled);
+    const std::vector<KilledDoc> dead = killed ? killed_rows({0}, 1, 2) : std::vector<KilledDoc>();
     if (n > 0) insert_log(queue, subject, why.message, why.details, why.details_null, why.ref_id);
+    if (killed)
+        if (const std::optional<std::string> dead_letter = dead_letter_queue(queue))
+            send_to_dead_letters(queue, *dead_letter, dead, why.message);
     count_move(queue, DocMove::kReject, killed ? DocStatus::kKilled : DocStatus::kPending, n);
     return n;
 }

@@ -8,6 +8,7 @@
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/dead_letters.hpp"
 #include "ops/doc_moves.hpp"
 
 namespace fetchq::ops {
@@ -43,7 +44,8 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
                               " END WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
                               " WHERE lock_session IS NOT NULL AND status = " + status_sql::active +
                               " AND lock_session <> ALL ($1) LIMIT $2 FOR UPDATE SKIP LOCKED))"
-                              " RETURNING d.status";
+                              " RETURNING d.status, d.subject, CASE WHEN d.status = " +
+                              status_sql::killed + " THEN d.payload::text END, d.attempts";
                    },
                    {INT8ARRAYOID, INT4OID, TEXTOID});
     Datum values[3] = {key_array(live), Int32GetDatum(limit), to_text(queue)};
@@ -55,6 +57,14 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
         const auto total = static_cast<int64_t>(n);
         count_move(queue, core::DocMove::kRelease, core::DocStatus::kPending, total - killed);
         count_move(queue, core::DocMove::kRelease, core::DocStatus::kKilled, killed);
+    }
+    if (killed > 0) {
+        const std::string name(queue);
+        std::vector<uint64_t> rows(n);
+        for (uint64_t row = 0; row < n; ++row) rows[row] = row;
+        const std::vector<KilledDoc> dead = killed_rows(rows, 1, 2);
+        if (const std::optional<std::string> dead_letter = dead_letter_queue(name))
+            send_to_dead_letters(name, *dead_letter, dead, "session ended, no attempts left");
     }
     return static_cast<int64_t>(n);
 }

@@ -1,10 +1,13 @@
 // Active documents whose lock expired: their consumer is gone. Those with
 // attempts left go back to pending (orphans), the others are killed (dead).
+#include <vector>
+
 #include "core/error.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/dead_letters.hpp"
 #include "ops/doc_moves.hpp"
 
 namespace fetchq::ops {
@@ -31,7 +34,9 @@ int64_t update_expired(std::string_view queue, const char* plan_name, core::DocS
                    " AND attempts " +
                    attempts_test +
                    " COALESCE((SELECT q.max_attempts FROM fetchq.queues q WHERE q.name = $2), 5)"
-                   " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))";
+                   " ORDER BY next_iteration LIMIT $1 FOR UPDATE SKIP LOCKED))"
+                   " RETURNING subject, CASE WHEN status = " +
+                   status_sql::killed + " THEN payload::text END, attempts";
         },
         {INT4OID, TEXTOID});
     Datum values[2] = {Int32GetDatum(limit), to_text(queue)};
@@ -49,6 +54,14 @@ int64_t reschedule_orphans(std::string_view queue, int32_t limit) {
 int64_t mark_dead(std::string_view queue, int32_t limit) {
     const int64_t n = update_expired(queue, "mnt_dead", core::DocStatus::kKilled, ">=", limit);
     count_move(queue, core::DocMove::kDead, core::DocStatus::kKilled, n);
+    if (n > 0) {
+        const std::string name(queue);
+        std::vector<uint64_t> rows(static_cast<size_t>(n));
+        for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+        const std::vector<KilledDoc> dead = killed_rows(rows, 0, 1);
+        if (const std::optional<std::string> dead_letter = dead_letter_queue(name))
+            send_to_dead_letters(name, *dead_letter, dead, "lock expired, no attempts left");
+    }
     return n;
 }
 

@@ -19,7 +19,11 @@ CREATE TABLE fetchq.queues (
     default_ttl INTERVAL,
     -- the session that created a temporary queue (see queue_create_temporary);
     -- informational: the scheduler reads fetchq.temporary_queues instead
-    owner_session BIGINT
+    owner_session BIGINT,
+    -- the queue that receives a copy of every document this one kills
+    -- (queue_set_dead_letter; NULL: none)
+    dead_letter_queue CHARACTER VARYING(40)
+        CHECK (dead_letter_queue ~ '^[a-z0-9_]{1,40}$')
 );
 
 -- Temporary queues and the session that owns each (its pid and start time,

@@ -7,6 +7,8 @@
 // hold no setting, so a setting changes by updating its catalog row alone.
 #include <string>
 
+#include <optional>
+
 #include "core/error.hpp"
 #include "pg/args.hpp"
 #include "ops/queue_tables.hpp"
@@ -136,9 +138,39 @@ Datum queues_changed(FunctionCallInfo fcinfo) {
     return PointerGetDatum(nullptr);
 }
 
+// queue_set_dead_letter(queue, dead_letter_queue) -> affected_rows: the queue
+// that receives a copy of every document `queue` kills; NULL: none. Whoever
+// kills documents of `queue` (its consumers, the scheduler as its owner)
+// pushes into the dead-letter queue, so the caller must be allowed to.
+Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::optional<std::string> dead_letter;
+    if (!arg_is_null(fcinfo, 1)) dead_letter = arg_queue(fcinfo, 1, "dead_letter_queue");
+    if (dead_letter && *dead_letter == queue)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "a queue cannot be its own dead-letter queue", {},
+                          "Create another queue for the documents it kills.");
+    spi_connect();
+    require_queue_owner(queue);
+    if (dead_letter) queue_owner_for(*dead_letter, ACL_INSERT, {});
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_set_dead_letter",
+        [] {
+            return std::string("UPDATE fetchq.queues SET dead_letter_queue = $2 WHERE name = $1");
+        },
+        {TEXTOID, TEXTOID});
+    Datum values[2] = {to_text(queue), dead_letter ? to_text(*dead_letter) : (Datum)0};
+    const char nulls[2] = {' ', dead_letter ? ' ' : 'n'};
+    const uint64_t n = spi_execute(plan, values, nulls, false);
+    if (n == 0) throw_queue_missing(queue);
+    spi_finish();
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
 }  // namespace
 }  // namespace fetchq::sql_api
 
+FETCHQ_SQL_FUNCTION(fetchq_queue_set_dead_letter, fetchq::sql_api::queue_set_dead_letter)
 FETCHQ_SQL_FUNCTION(fetchq_queues_changed, fetchq::sql_api::queues_changed)
 FETCHQ_SQL_FUNCTION(fetchq_queue_create_indexes, fetchq::sql_api::queue_create_indexes)
 FETCHQ_SQL_FUNCTION(fetchq_queue_drop_indexes, fetchq::sql_api::queue_drop_indexes)

@@ -22,6 +22,12 @@ CREATE FUNCTION fetchq.queue_drop_version(queue VARCHAR, version INTEGER,
     OUT was_dropped BOOLEAN)
 AS 'MODULE_PATHNAME', 'fetchq_queue_drop_version' LANGUAGE C VOLATILE;
 
+-- fetchq: the queue that receives a copy of every document this one kills
+-- (NULL: none).
+CREATE FUNCTION fetchq.queue_set_dead_letter(queue VARCHAR, dead_letter_queue VARCHAR,
+    OUT affected_rows INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_queue_set_dead_letter' LANGUAGE C VOLATILE;
+
 -- Empties every backend's cache of queue settings (src/pg/queue_defaults.hpp)
 -- when a change of fetchq.queues commits, however it was made.
 CREATE FUNCTION fetchq.queues_changed() RETURNS trigger
