@@ -7,6 +7,7 @@
 #include "ops/doc_status_sql.hpp"
 #include "ops/queue_log.hpp"
 #include "ops/queue_sql.hpp"
+#include "ops/retry_policy.hpp"
 #include "ops/wake.hpp"
 
 namespace fetchq::ops {
@@ -159,8 +160,10 @@ int64_t reject(const std::string& queue, const std::string& subject, const Rejec
                    " THEN " +
                    status_sql::killed + " ELSE " + status_sql::pending +
                    " END,"
-                   " next_iteration = CASE WHEN $3::interval IS NULL THEN d.next_iteration"
-                   " ELSE now() + $3 END,"
+                   " next_iteration = CASE WHEN $3::interval IS NOT NULL THEN now() + $3"
+                   " ELSE COALESCE(" +
+                   retry_policy_next_sql("d.attempts", "$2") +
+                   ", d.next_iteration) END,"
                    " lock_upgrade = CASE WHEN d.lock_upgrade IS NULL THEN NULL ELSE now() END,"
                    " iterations = d.iterations + 1, last_iteration = now(), lock_session = NULL"
                    " WHERE d.subject = $1 AND d.status = " +

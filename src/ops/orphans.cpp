@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
+#include "ops/retry_policy.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/doc_status_sql.hpp"
 #include "ops/dead_letters.hpp"
@@ -27,7 +28,13 @@ int64_t update_expired(std::string_view queue, const char* plan_name, core::DocS
         queue, plan_name,
         [&] {
             const std::string docs = docs_rel(queue);
-            return "UPDATE " + docs + " SET status = " + core::sql_status(to) +
+            // Orphans with attempts left wait for the queue's retry policy.
+            const std::string next = to == core::DocStatus::kPending
+                                         ? ", next_iteration = COALESCE(" +
+                                               retry_policy_next_sql("attempts", "$2") +
+                                               ", next_iteration)"
+                                         : std::string();
+            return "UPDATE " + docs + " SET status = " + core::sql_status(to) + next +
                    ", lock_session = NULL" + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
                    " WHERE status = " + status_sql::active +
                    " AND lock_upgrade IS NULL AND next_iteration < now()"

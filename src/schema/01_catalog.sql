@@ -23,7 +23,15 @@ CREATE TABLE fetchq.queues (
     -- the queue that receives a copy of every document this one kills
     -- (queue_set_dead_letter; NULL: none)
     dead_letter_queue CHARACTER VARYING(40)
-        CHECK (dead_letter_queue ~ '^[a-z0-9_]{1,40}$')
+        CHECK (dead_letter_queue ~ '^[a-z0-9_]{1,40}$'),
+    -- the retry policy (queue_set_retry_policy; retry_delay NULL: none): a
+    -- rejected document or an orphan is pickable again after
+    -- retry_delay * retry_factor^(attempts - 1), at most retry_max_delay,
+    -- spread by +-retry_jitter
+    retry_delay INTERVAL,
+    retry_factor DOUBLE PRECISION,
+    retry_max_delay INTERVAL,
+    retry_jitter DOUBLE PRECISION
 );
 
 -- Temporary queues and the session that owns each (its pid and start time,

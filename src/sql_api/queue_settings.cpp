@@ -167,9 +167,51 @@ Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
+// queue_set_retry_policy(queue, delay [, factor, max_delay, jitter]) ->
+// affected_rows; delay NULL turns the policy off.
+Datum queue_set_retry_policy(FunctionCallInfo fcinfo) {
+    using core::Error;
+    namespace sqlstate = core::sqlstate;
+    std::string queue = arg_queue(fcinfo, 0);
+    const bool off = arg_is_null(fcinfo, 1);
+    Interval* delay = off ? nullptr : arg_nonnegative_interval(fcinfo, 1, "delay");
+    const double factor = arg_is_null(fcinfo, 2) ? 2.0 : PG_GETARG_FLOAT8(2);
+    Interval* max_delay =
+        arg_is_null(fcinfo, 3) ? nullptr : arg_nonnegative_interval(fcinfo, 3, "max_delay");
+    const double jitter = arg_is_null(fcinfo, 4) ? 0.0 : PG_GETARG_FLOAT8(4);
+    if (!(factor >= 1.0 && factor <= 100.0))
+        throw Error(sqlstate::kInvalidParameterValue, "argument factor must be between 1 and 100",
+                    "The value was " + std::to_string(factor) + ".",
+                    "1 keeps the delay constant, 2 doubles it at each attempt.");
+    if (!(jitter >= 0.0 && jitter <= 1.0))
+        throw Error(sqlstate::kInvalidParameterValue, "argument jitter must be between 0 and 1",
+                    "The value was " + std::to_string(jitter) + ".",
+                    "0.1 spreads each delay by up to 10% either way.");
+    spi_connect();
+    require_queue_owner(queue);
+    SPIPlanPtr plan =
+        cached_plan("", "queue_set_retry_policy",
+                    [] {
+                        return std::string(
+                            "UPDATE fetchq.queues SET retry_delay = $2, retry_factor = $3,"
+                            " retry_max_delay = $4, retry_jitter = $5 WHERE name = $1");
+                    },
+                    {TEXTOID, INTERVALOID, FLOAT8OID, INTERVALOID, FLOAT8OID});
+    Datum values[5] = {to_text(queue), off ? (Datum)0 : IntervalPGetDatum(delay),
+                       Float8GetDatum(factor), max_delay ? IntervalPGetDatum(max_delay) : (Datum)0,
+                       Float8GetDatum(jitter)};
+    const char nulls[5] = {' ', off ? 'n' : ' ', off ? 'n' : ' ', max_delay && !off ? ' ' : 'n',
+                           off ? 'n' : ' '};
+    const uint64_t n = spi_execute(plan, values, nulls, false);
+    if (n == 0) throw_queue_missing(queue);
+    spi_finish();
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
 }  // namespace
 }  // namespace fetchq::sql_api
 
+FETCHQ_SQL_FUNCTION(fetchq_queue_set_retry_policy, fetchq::sql_api::queue_set_retry_policy)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_dead_letter, fetchq::sql_api::queue_set_dead_letter)
 FETCHQ_SQL_FUNCTION(fetchq_queues_changed, fetchq::sql_api::queues_changed)
 FETCHQ_SQL_FUNCTION(fetchq_queue_create_indexes, fetchq::sql_api::queue_create_indexes)

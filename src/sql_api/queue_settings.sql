@@ -28,6 +28,14 @@ CREATE FUNCTION fetchq.queue_set_dead_letter(queue VARCHAR, dead_letter_queue VA
     OUT affected_rows INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_queue_set_dead_letter' LANGUAGE C VOLATILE;
 
+-- fetchq: when a rejected document or an orphan is pickable again: after
+-- delay * factor^(attempts - 1), at most max_delay, spread by +-jitter (a
+-- fraction); delay NULL turns the policy off (Fetchq 4's behaviour).
+CREATE FUNCTION fetchq.queue_set_retry_policy(queue VARCHAR, delay INTERVAL,
+    factor DOUBLE PRECISION DEFAULT 2, max_delay INTERVAL DEFAULT NULL,
+    jitter DOUBLE PRECISION DEFAULT 0, OUT affected_rows INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_queue_set_retry_policy' LANGUAGE C VOLATILE;
+
 -- Empties every backend's cache of queue settings (src/pg/queue_defaults.hpp)
 -- when a change of fetchq.queues commits, however it was made.
 CREATE FUNCTION fetchq.queues_changed() RETURNS trigger
