@@ -11,6 +11,8 @@ PACKAGES=(
     build-essential g++ make cmake libboost-dev googletest libgtest-dev python3
     # the benchmarks (bench/): PgQ to compare with, gnuplot for the plot
     postgresql-15-pgq3 gnuplot-nox
+    # test/prometheus_test.sh: deploy/prometheus/queries.yml through the exporter
+    prometheus-postgres-exporter
 )
 
 installed() {
@@ -54,3 +56,15 @@ apt_update
 echo "install-deps: installing ${missing[*]}" >&2
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing[@]}"
+
+# The exporter's package enables and starts a service on port 9187; the test
+# runs an exporter of its own on a free port, so the service just installed
+# is stopped and disabled.
+if [[ " ${missing[*]} " == *" prometheus-postgres-exporter "* ]]; then
+    if [ -d /run/systemd/system ]; then
+        "${SUDO[@]}" systemctl disable --now prometheus-postgres-exporter.service >/dev/null 2>&1 || true
+    else
+        "${SUDO[@]}" invoke-rc.d prometheus-postgres-exporter stop >/dev/null 2>&1 || true
+        "${SUDO[@]}" update-rc.d prometheus-postgres-exporter disable >/dev/null 2>&1 || true
+    fi
+fi

@@ -138,16 +138,23 @@ WHERE to_regprocedure(s) IS NULL
 SQL
 }
 
+# The reason given after NAME on its line of FILE, if any. NAME may hold
+# spaces (a signature such as "f(character varying)").
+reason_for() {
+    awk -v n="$1" 'index($0, n) == 1 && substr($0, length(n) + 1, 1) ~ /[ \t]/ {
+        r = substr($0, length(n) + 1); sub(/^[ \t]+/, "", r); print r; exit }' "$2"
+}
+
 # The reason given in known_bugs for a scenario, if any.
 known_bug() {
     [ -f "$known_bugs" ] && [ "${COMPAT_SELF_TEST:-0}" != 1 ] || return 0
-    awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$known_bugs"
+    reason_for "$1" "$known_bugs"
 }
 
 # The reason a function's result columns differ on purpose, or nothing.
 intended_signature() {
     [ -f "$intended_signatures" ] && [ "${COMPAT_SELF_TEST:-0}" != 1 ] || return 0
-    awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$intended_signatures"
+    reason_for "$1" "$intended_signatures"
 }
 
 # Runs one scenario file on one database; output and errors, in order.

@@ -25,6 +25,20 @@ inline constexpr std::array<std::string_view, 15> kCounterColumns = {
 // The column index of a standard counter, nullopt for any other name.
 std::optional<std::size_t> counter_column(std::string_view metric);
 
+// The counters reported for every queue (stats, metric_get_common,
+// metric_get_all): Fetchq's names, in fetchq.counters' order, then "exp",
+// the documents the expiry deleted (a row of fetchq.custom_counters).
+inline constexpr std::array<std::string_view, 15> kReportedCounters = {
+    "cnt", "pln", "pnd", "act", "cpl", "kll", "ent", "drp",
+    "pkd", "prc", "res", "rej", "orp", "err", "exp"};
+
+// The index of a reported counter, nullopt for any other name.
+constexpr std::optional<std::size_t> reported_counter(std::string_view metric) {
+    for (std::size_t i = 0; i < kReportedCounters.size(); ++i)
+        if (kReportedCounters[i] == metric) return i;
+    return std::nullopt;
+}
+
 // One queue's changes to its standard counters (nullopt: unchanged).
 struct CounterRow {
     std::string queue;

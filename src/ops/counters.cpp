@@ -365,6 +365,47 @@ int32_t counter_int(const std::string& queue, const std::string& metric, int64_t
                                       "bigint values.");
 }
 
+namespace {
+
+// SELECT name, <a bigint per reported counter> for one queue ($1) or all.
+// Read through the view fetchq.metrics, as metric_get does, so a reader
+// needs SELECT on the view only.
+std::string reported_counters_sql(bool one_queue) {
+    std::string sql = "SELECT q.name";
+    std::string names;
+    for (std::string_view m : core::kReportedCounters) {
+        sql +=
+            ", COALESCE(sum(m.value) FILTER (WHERE m.metric = '" + std::string(m) + "'), 0)::int8";
+        names += (names.empty() ? "" : ",") + std::string(m);
+    }
+    sql += " FROM fetchq.queues AS q LEFT JOIN fetchq.metrics AS m ON m.queue = q.name";
+    sql += " AND m.metric = ANY ('{" + names + "}')";
+    if (one_queue) sql += " WHERE q.name = $1";
+    return sql + " GROUP BY q.name ORDER BY q.name";
+}
+
+}  // namespace
+
+std::vector<QueueCounters> reported_counters(const std::optional<std::string>& queue,
+                                             bool read_only) {
+    SPIPlanPtr plan = queue ? cached_plan("", "reported_counters_one",
+                                          [] { return reported_counters_sql(true); }, {TEXTOID})
+                            : cached_plan("", "reported_counters_all",
+                                          [] { return reported_counters_sql(false); }, {});
+    Datum arg = queue ? to_text(*queue) : (Datum)0;
+    const uint64_t n = spi_execute(plan, queue ? &arg : nullptr, nullptr, read_only);
+    std::vector<QueueCounters> rows(n);
+    for (uint64_t row = 0; row < n; ++row) {
+        rows[row].queue = spi_text(row, 1);
+        for (std::size_t i = 0; i < core::kReportedCounters.size(); ++i)
+            rows[row].values[i] = spi_int(row, static_cast<int>(i) + 2);
+    }
+    for (QueueCounters& r : rows)
+        for (std::size_t i = 0; i < core::kReportedCounters.size(); ++i)
+            r.values[i] += metric_pending(r.queue, core::kReportedCounters[i]);
+    return rows;
+}
+
 std::string queue_counters_sql() {
     return "SELECT COALESCE(m.metric, p.metric)::varchar AS metric, "
            "(COALESCE(m.value, 0) + COALESCE(p.delta, 0))::int8 AS current_value, "

@@ -11,11 +11,14 @@
 // and need SPI to be connected.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/counter_columns.hpp"
 #include "core/metric_deltas.hpp"
 #include "pg/postgres.hpp"
 
@@ -55,6 +58,20 @@ bool counter_set(const std::string& queue, const std::string& metric, int64_t va
 // A counter's value for an INTEGER result column; out of range is an error.
 // An empty queue means the total over all queues.
 int32_t counter_int(const std::string& queue, const std::string& metric, int64_t value);
+
+// The reported counters (core::kReportedCounters) of one queue, each the sum
+// of its stripes plus this transaction's pending change: 0, never NULL, for
+// a counter never written.
+struct QueueCounters {
+    std::string queue;
+    std::array<int64_t, core::kReportedCounters.size()> values{};
+};
+
+// The reported counters of `queue` (none when it is not registered), or of
+// every registered queue when nullopt, in name order. read_only: read in the
+// caller's snapshot, as spi_execute's read_only does.
+std::vector<QueueCounters> reported_counters(const std::optional<std::string>& queue,
+                                             bool read_only);
 
 // SELECT metric, current_value, last_update: every counter of queue $1,
 // given its pending changes as $2 text[] and $3 int8[] (pending_arrays).

@@ -88,6 +88,14 @@ void require_queue_owner(std::string_view queue) {
                       "change the queue.");
 }
 
+bool queue_docs_allow(std::string_view queue, AclMode mode) {
+    const std::string name = core::docs_table(queue);
+    return pg_call([&] {
+        const Oid relid = get_relname_relid(name.c_str(), get_namespace_oid("fetchq_data", false));
+        return OidIsValid(relid) && pg_class_aclcheck(relid, GetUserId(), mode) == ACLCHECK_OK;
+    });
+}
+
 Oid queue_owner_for(std::string_view queue, AclMode mode, const std::string& table) {
     const Oid owner = queue_owner_or_invalid(queue);
     if (!OidIsValid(owner)) throw_queue_missing(queue);

@@ -38,6 +38,11 @@ void require_queue(std::string_view queue);
 // Names of every registered queue, in name order.
 std::vector<std::string> all_queue_names();
 
+// True when the queue has its documents table and the current user has
+// `mode` on it: how a reader of every queue (fetchq.stats) skips, instead of
+// failing on, the queues it may not read.
+bool queue_docs_allow(std::string_view queue, AclMode mode);
+
 // The role that owns the queue's documents table; InvalidOid when the queue
 // has no tables.
 Oid queue_owner_or_invalid(std::string_view queue);

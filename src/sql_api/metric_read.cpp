@@ -5,6 +5,8 @@
 #include <array>
 #include <optional>
 
+#include "core/counter_columns.hpp"
+#include "core/error.hpp"
 #include "pg/args.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
@@ -17,9 +19,24 @@ namespace {
 using namespace fetchq::pg;
 using namespace fetchq::ops;
 
-// The columns of metric_get_common / metric_get_all, in order.
-constexpr std::array<const char*, 14> kCommon = {"cnt", "pnd", "pln", "act", "cpl", "kll", "ent",
-                                                 "drp", "pkd", "prc", "res", "rej", "orp", "err"};
+// The columns of metric_get_common / metric_get_all, in order: Fetchq 4's
+// fourteen, then exp (fetchq's own, so it comes last).
+constexpr std::array<const char*, 15> kCommon = {"cnt", "pnd", "pln", "act", "cpl",
+                                                 "kll", "ent", "drp", "pkd", "prc",
+                                                 "res", "rej", "orp", "err", "exp"};
+
+// Where each column's counter is in QueueCounters::values; a name that is not
+// a reported counter fails the build.
+constexpr std::array<std::size_t, kCommon.size()> common_indexes() {
+    std::array<std::size_t, kCommon.size()> indexes{};
+    for (std::size_t i = 0; i < kCommon.size(); ++i) {
+        const std::optional<std::size_t> index = core::reported_counter(kCommon[i]);
+        if (!index) throw core::Error(core::sqlstate::kInternalError, "unreported common counter");
+        indexes[i] = *index;
+    }
+    return indexes;
+}
+constexpr std::array<std::size_t, kCommon.size()> kCommonIndex = common_indexes();
 
 // metric_get(queue, metric) -> (current_value, last_update, does_exists)
 Datum metric_get_one(FunctionCallInfo fcinfo) {
@@ -78,62 +95,21 @@ Datum metric_get_total(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
-// The common counters of one queue (NULL: no such counter).
-struct CommonRow {
-    std::string queue;
-    std::array<std::optional<int64_t>, kCommon.size()> values;
-};
-
-std::string common_sql(bool one_queue) {
-    std::string sql = "SELECT q.name";
-    for (const char* m : kCommon)
-        sql += std::string(", (sum(m.value) FILTER (WHERE m.metric = '") + m + "'))::int8";
-    sql += " FROM fetchq.queues AS q LEFT JOIN fetchq.metrics AS m ON m.queue = q.name";
-    sql += " AND m.metric = ANY ('{cnt,pnd,pln,act,cpl,kll,ent,drp,pkd,prc,res,rej,orp,err}')";
-    if (one_queue) sql += " WHERE q.name = $1";
-    return sql + " GROUP BY q.name ORDER BY q.name";
-}
-
-// Reads the common counters of one queue, or of every queue (nullopt).
-std::vector<CommonRow> read_common(const std::optional<std::string>& queue) {
-    SPIPlanPtr plan =
-        queue ? cached_plan("", "metric_common_one", [] { return common_sql(true); }, {TEXTOID})
-              : cached_plan("", "metric_common_all", [] { return common_sql(false); }, {});
-    Datum arg = queue ? to_text(*queue) : (Datum)0;
-    const uint64_t n = spi_execute(plan, queue ? &arg : nullptr, nullptr, false);
-    std::vector<CommonRow> rows(n);
-    for (uint64_t row = 0; row < n; ++row) {
-        rows[row].queue = spi_text(row, 1);
-        for (std::size_t i = 0; i < kCommon.size(); ++i) {
-            bool isnull = true;
-            Datum d = spi_value(row, static_cast<int>(i) + 2, &isnull);
-            if (!isnull) rows[row].values[i] = DatumGetInt64(d);
-        }
-    }
-    for (CommonRow& r : rows) {
-        for (std::size_t i = 0; i < kCommon.size(); ++i) {
-            const int64_t pending = metric_pending(r.queue, kCommon[i]);
-            if (pending != 0) r.values[i] = r.values[i].value_or(0) + pending;
-        }
-    }
-    return rows;
-}
-
-// The 14 INTEGER columns of one row.
-void common_datums(const CommonRow& r, Datum* values, bool* nulls) {
+// The INTEGER columns of one row: kCommon's counters, then exp. A counter
+// never written reads 0, as the other readers of counters say.
+void common_datums(const QueueCounters& r, Datum* values, bool* nulls) {
     for (std::size_t i = 0; i < kCommon.size(); ++i) {
-        nulls[i] = !r.values[i];
-        values[i] =
-            r.values[i] ? Int32GetDatum(counter_int(r.queue, kCommon[i], *r.values[i])) : (Datum)0;
+        nulls[i] = false;
+        values[i] = Int32GetDatum(counter_int(r.queue, kCommon[i], r.values[kCommonIndex[i]]));
     }
 }
 
 // metric_get_common(queue) -> (cnt, pnd, pln, act, cpl, kll, ent, drp, pkd,
-// prc, res, rej, orp, err)
+// prc, res, rej, orp, err, exp)
 Datum metric_get_common(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
-    std::vector<CommonRow> rows = read_common(queue);
+    std::vector<QueueCounters> rows = reported_counters(queue, false);
     spi_finish();
     if (rows.empty()) throw_queue_missing(queue);
     Datum values[kCommon.size()];
@@ -146,9 +122,9 @@ Datum metric_get_common(FunctionCallInfo fcinfo) {
 Datum metric_get_all(FunctionCallInfo fcinfo) {
     begin_rows(fcinfo);
     spi_connect();
-    std::vector<CommonRow> rows = read_common(std::nullopt);
+    std::vector<QueueCounters> rows = reported_counters(std::nullopt, false);
     spi_finish();
-    for (const CommonRow& r : rows) {
+    for (const QueueCounters& r : rows) {
         Datum values[kCommon.size() + 1];
         bool nulls[kCommon.size() + 1];
         values[0] = to_text(r.queue);

@@ -2,7 +2,10 @@
 -- shows counters only after a pack, never counts active documents in
 -- metric_compute (act is always 0, and metric_reset stores that 0), leaves
 -- drp out of metric_get_all, reads a table that does not exist in
--- metric_get_total, and cannot set or apply a metrics retention.
+-- metric_get_total, and cannot set or apply a metrics retention. fetchq's
+-- metric_get_common and metric_get_all read 0, not NULL, for a counter never
+-- written, and end with a column of their own, exp (see
+-- defects_metrics_common.sql).
 -- The differences are recorded in expected_differences/defects_metrics.diff.
 -- requires: fetchq.metric_get(varchar); fetchq.metric_get(varchar, varchar)
 -- requires: fetchq.queue_drop_metrics(varchar); fetchq.queue_drop_metrics(varchar, jsonb)

@@ -4,7 +4,9 @@
 
 using fetchq::core::counter_column;
 using fetchq::core::kCounterColumns;
+using fetchq::core::kReportedCounters;
 using fetchq::core::MetricDelta;
+using fetchq::core::reported_counter;
 using fetchq::core::split_counter_deltas;
 
 TEST(CounterColumns, StandardNamesHaveAColumn) {
@@ -16,6 +18,19 @@ TEST(CounterColumns, StandardNamesHaveAColumn) {
     EXPECT_FALSE(counter_column("my_counter"));
     EXPECT_FALSE(counter_column("CNT"));
     EXPECT_FALSE(counter_column(""));
+}
+
+// The reported counters are the standard columns but v0, in their order,
+// then exp.
+TEST(CounterColumns, ReportedCounters) {
+    for (std::size_t i = 0; i + 1 < kCounterColumns.size(); ++i)
+        EXPECT_EQ(kReportedCounters[i], kCounterColumns[i]);
+    EXPECT_EQ(kReportedCounters.back(), "exp");
+    EXPECT_EQ(reported_counter("cnt"), 0u);
+    EXPECT_EQ(reported_counter("exp"), kReportedCounters.size() - 1);
+    EXPECT_FALSE(reported_counter("v0"));
+    EXPECT_FALSE(reported_counter("EXP"));
+    EXPECT_FALSE(reported_counter(""));
 }
 
 TEST(CounterColumns, OneRowPerQueueAndOtherNamesApart) {
