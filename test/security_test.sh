@@ -60,7 +60,7 @@ cleanup() {
         psql -X -q -d "$d" -c "DROP OWNED BY sec_app, sec_mallory CASCADE" >/dev/null 2>&1 || true
     done
     psql -X -q -d postgres -c "DROP OWNED BY sec_app, sec_mallory CASCADE" >/dev/null 2>&1 || true
-    psql -X -q -d postgres -c "DROP ROLE IF EXISTS sec_app" -c "DROP ROLE IF EXISTS sec_mallory" \
+    psql -X -q -d postgres -c "DROP ROLE IF EXISTS sec_app" -c "DROP ROLE IF EXISTS sec_mallory" -c "DROP ROLE IF EXISTS sec_reader" \
         >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -132,8 +132,13 @@ check "sec_app changes its own queue" "$out" 1
 # taken over by whoever creates that queue later.
 out=$(as sec_app "$db" "INSERT INTO fetchq.queues (name, max_attempts, default_ttl) VALUES ('sec_future', 1, '1 second')")
 check_has "sec_app cannot register a queue it has no tables for" "$out" "row-level security"
-out=$(as sec_app "$db" "INSERT INTO fetchq.jobs (task, queue, next_iteration, settings) VALUES ('drp', 'sec_future', 'infinity', '{}'), ('lgp', 'sec_appq', '-infinity', '{}')")
-check_has "sec_app cannot plant jobs for another name, nor global jobs" "$out" "row-level security"
+out=$(as sec_app "$db" "INSERT INTO fetchq.jobs (task, queue, next_iteration, settings) VALUES ('drp', 'sec_future', 'infinity', '{}')")
+check_has "sec_app cannot plant jobs for a name it has no tables for" "$out" "row-level security"
+out=$(as sec_app "$db" "INSERT INTO fetchq.jobs (task, queue, next_iteration, settings) VALUES ('lgp', '*', '-infinity', '{}')")
+check_has "sec_app cannot plant global jobs" "$out" "row-level security|duplicate key"
+as sec_app "$db" "INSERT INTO fetchq.jobs (task, queue, next_iteration, settings) VALUES ('lgp', 'sec_appq', '-infinity', '{}')" >/dev/null
+check "a log-pack job sec_app plants on its own queue is never claimed by the scheduler" \
+    "$(q "SELECT count(*) FROM fetchq.jobs WHERE task = 'lgp' AND queue = 'sec_appq' AND iterations > 0")" 0
 # (in the session that owns the temporary queue: the scheduler drops it when
 # that session ends)
 out=$(psql -X -q -At -v ON_ERROR_STOP=1 -U sec_app -d "$db" 2>&1 <<'SQL' || true
@@ -144,6 +149,16 @@ SQL
 check_has "sec_app cannot rename its temporary queue to a name another role will create" "$out" \
     "row-level security|violates foreign key"
 q "SELECT fetchq.queue_create('sec_future')" >/dev/null
+# A catalog row whose tables were dropped by hand is nobody's any more: no
+# role takes it over; and a superuser is warned about another role's queue.
+q "SELECT fetchq.queue_create('sec_orphan_row')" >/dev/null
+q "DROP TABLE fetchq_data.sec_orphan_row__docs, fetchq_data.sec_orphan_row__logs, fetchq_data.sec_orphan_row__metrics"
+out=$(as sec_app "$db" "SELECT fetchq.queue_create('sec_orphan_row')")
+check_has "sec_app cannot take over a catalog row whose tables were dropped" "$out" \
+    'queue "sec_orphan_row" is registered but has no tables'
+out=$(psql -X -q -At -d "$db" -c "SELECT was_created FROM fetchq.queue_create('sec_appq')" 2>&1)
+check_has "a superuser's queue_create of sec_app's queue warns whose it is" "$out" \
+    'WARNING:  queue "sec_appq" exists and belongs to role "sec_app"'
 check "the queue created later has its own settings and jobs" \
     "$(q "SELECT max_attempts || ' ' || (default_ttl IS NULL) FROM fetchq.queues WHERE name = 'sec_future'") $(q "SELECT count(*) FROM fetchq.jobs WHERE queue = 'sec_future' AND next_iteration = 'infinity'")" \
     "5 true 0"
@@ -261,6 +276,27 @@ done
 check "a superuser's metric_snap, queue_drop_logs and queue_truncate run the owner's triggers as the owner" \
     "$(qdb "$nomnt" "SELECT string_agg(DISTINCT who::text, ',') || ' ' || count(*) FROM sec_app.seen")" \
     "sec_app 4"
+# trace() reads every queue: as each owner, even when a table was replaced by
+# a view that calls the owner's function.
+psql -X -q -v ON_ERROR_STOP=1 -U sec_app -d "$nomnt" >/dev/null <<'SQL'
+CREATE FUNCTION sec_app.who_reads() RETURNS text LANGUAGE sql AS
+    $$ INSERT INTO sec_app.seen (who) VALUES (current_user) RETURNING 'read' $$;
+ALTER TABLE fetchq_data.sec_appq__logs RENAME TO sec_appq__logs_real;
+CREATE VIEW fetchq_data.sec_appq__logs AS
+    SELECT id, created_at, subject, sec_app.who_reads()::varchar AS message, details, ref_id
+    FROM fetchq_data.sec_appq__logs_real;
+INSERT INTO fetchq_data.sec_appq__logs_real (subject, message) VALUES ('a1', 'x');
+SQL
+qdb "$nomnt" "TRUNCATE sec_app.seen"
+qdb "$nomnt" "SELECT count(*) FROM fetchq.trace('a1')" >/dev/null
+check "a superuser's trace reads each queue as its owner" \
+    "$(qdb "$nomnt" "SELECT string_agg(DISTINCT who::text, ',') FROM sec_app.seen")" sec_app
+# metric_reset rewrites counters and locks the documents: it takes UPDATE.
+psql -X -q -d "$nomnt" -c "CREATE ROLE sec_reader" -c "GRANT USAGE ON SCHEMA fetchq, fetchq_data TO sec_reader" \
+    -c "GRANT SELECT ON ALL TABLES IN SCHEMA fetchq, fetchq_data TO sec_reader" >/dev/null 2>&1 || true
+out=$(psql -X -q -At -d "$nomnt" -c "SET ROLE sec_reader" -c "SELECT * FROM fetchq.metric_reset('sec_appq')" 2>&1 || true)
+check_has "a role that may only read a queue cannot reset its counters" "$out" "permission denied"
+psql -X -q -d "$nomnt" -c "DROP OWNED BY sec_reader" -c "DROP ROLE sec_reader" >/dev/null 2>&1 || true
 out=$(as sec_mallory "$nomnt" "SELECT * FROM fetchq.mnt_run('sec_appq', 10)")
 check_has "a role without grants cannot run maintenance" "$out" "permission denied"
 

@@ -22,6 +22,24 @@ std::optional<int32_t> registered_id(const std::string& queue) {
 
 namespace {
 
+void warn_if_untrusted_owner(const std::string& queue) {
+    const Oid owner = queue_owner_or_invalid(queue);
+    const char* role = pg_call([&]() -> const char* {
+        if (!superuser() || superuser_arg(owner)) return nullptr;
+        return GetUserNameFromId(owner, true);
+    });
+    if (role == nullptr) return;
+    const std::string message =
+        "queue \"" + queue + "\" exists and belongs to role \"" + role + "\"";
+    pg_call([&] {
+        ereport(WARNING,
+                (errmsg_internal("%s", message.c_str()),
+                 errdetail("Pushing to or finishing documents of it as a superuser runs that "
+                           "role's triggers with superuser rights."),
+                 errhint("Use a role without superuser rights for this queue's documents.")));
+    });
+}
+
 // Inserts the catalog row of a queue whose tables exist (the row security
 // of fetchq.queues lets a role register only a queue whose tables it owns);
 // returns its id.
@@ -98,9 +116,22 @@ CreatedQueue create_queue(const std::string& queue) {
     // Looked up first, so that asking again consumes no id.
     if (std::optional<int32_t> id = registered_id(queue)) {
         out.id = *id;
+        // An existing queue: as in Fetchq 4, not an error. A superuser is
+        // warned when it belongs to an ordinary role, whose triggers the
+        // superuser's pushes and outcomes would run with superuser rights.
+        if (docs_table_exists(queue)) {
+            warn_if_untrusted_owner(queue);
+            return out;
+        }
         // A catalog row without its tables (a partial restore, a table
-        // dropped by hand) is made whole, as Fetchq 4 did.
-        if (docs_table_exists(queue)) return out;
+        // dropped by hand) is made whole, as Fetchq 4 did, but only by a
+        // superuser: whose queue it was is no longer known.
+        if (!pg_call([] { return superuser(); }))
+            throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                              "queue \"" + queue + "\" is registered but has no tables",
+                              "Whose queue it was is not known any more.",
+                              "A superuser may re-create its tables with fetchq.queue_create, "
+                              "or remove it with fetchq.queue_drop.");
         create_queue_tables(queue);
     } else {
         create_queue_tables(queue);

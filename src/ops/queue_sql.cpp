@@ -96,6 +96,20 @@ bool queue_docs_allow(std::string_view queue, AclMode mode) {
     });
 }
 
+bool queue_tables_readable(std::string_view queue) {
+    const std::string docs = core::docs_table(queue), logs = core::logs_table(queue);
+    return pg_call([&] {
+        const Oid nsp = get_namespace_oid("fetchq_data", true);
+        for (const std::string* name : {&docs, &logs}) {
+            const Oid relid = OidIsValid(nsp) ? get_relname_relid(name->c_str(), nsp) : InvalidOid;
+            if (!OidIsValid(relid) ||
+                pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+                return false;
+        }
+        return true;
+    });
+}
+
 Oid queue_owner_for(std::string_view queue, AclMode mode, const std::string& table) {
     const Oid owner = queue_owner_or_invalid(queue);
     if (!OidIsValid(owner)) throw_queue_missing(queue);

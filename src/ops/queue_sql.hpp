@@ -52,6 +52,10 @@ Oid queue_owner_or_invalid(std::string_view queue);
 // takes to drop, truncate or change a queue, however a role asks for it.
 void require_queue_owner(std::string_view queue);
 
+// True when the queue has its __docs and __logs tables and the caller may
+// SELECT both.
+bool queue_tables_readable(std::string_view queue);
+
 // Runs f as the owner of the queue's tables (pg/as_user.hpp) once the caller
 // is known to have `mode` on the queue's `table` (its __docs table when
 // empty): a superuser's call never runs an owner's triggers (or the

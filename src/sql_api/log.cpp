@@ -114,7 +114,13 @@ Datum trace(FunctionCallInfo fcinfo) {
     spi_connect();
     std::vector<std::string> queues = queue_names();
     std::vector<TraceRow> rows;
-    for (std::size_t i = 0; i < queues.size(); ++i) collect_trace(queues[i], i, subject, rows);
+    // Each queue read as its owner (a superuser's trace never runs an owner's
+    // code, such as a view put in place of a queue table, with its rights),
+    // and only the queues whose documents and logs the caller may read.
+    for (std::size_t i = 0; i < queues.size(); ++i)
+        if (queue_tables_readable(queues[i]))
+            as_queue_owner(
+                queues[i], [&] { collect_trace(queues[i], i, subject, rows); }, ACL_SELECT);
     spi_finish();
     const Datum document = to_text("document"), error = to_text("error");
     std::vector<Datum> names;

@@ -136,7 +136,7 @@ Datum metric_reset(FunctionCallInfo fcinfo) {
     require_queue(queue);
     Computed c;
     as_queue_owner(
-        queue, [&] { c = reset(queue); }, ACL_SELECT);
+        queue, [&] { c = reset(queue); }, ACL_UPDATE);
     spi_finish();
     Datum values[6];
     bool nulls[6] = {};
@@ -152,7 +152,7 @@ Datum for_all_queues(FunctionCallInfo fcinfo, Computed (*each)(const std::string
     for (const std::string& queue : all_queues()) {
         Computed c;
         as_queue_owner(
-            queue, [&] { c = each(queue); }, ACL_SELECT);
+            queue, [&] { c = each(queue); }, each == reset ? ACL_UPDATE : ACL_SELECT);
         Datum values[7];
         bool nulls[7] = {};
         values[0] = to_text(queue);

@@ -48,6 +48,9 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
             f();
         pg::pg_call([&] {
             disable_timeout(STATEMENT_TIMEOUT, false);
+            // A timer that fired after the unit's last interrupt check must
+            // not cancel the next unit.
+            QueryCancelPending = false;
             drop_session_leftovers(true);
             PopActiveSnapshot();
             CommitTransactionCommand();
@@ -59,6 +62,7 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
     // Abort restores the user id and the settings, and releases SPI,
     // snapshots and locks.
     disable_timeout(STATEMENT_TIMEOUT, false);
+    QueryCancelPending = false;
     AbortOutOfAnyTransaction();
     drop_session_leftovers(false);
     return false;
