@@ -57,6 +57,10 @@ struct DbSlot {
     pg_atomic_uint32 ended_next;
     TimestampTz retry_at;  // for kSlotBackoff / kSlotPaused
     int failures;          // consecutive abnormal exits
+    char paused_for[32];   // for kSlotPaused: the command that asked (DROP DATABASE, ...)
+    // The server log said once that the database has no extension: the
+    // restarts that each CREATE EXTENSION elsewhere causes say it at DEBUG1.
+    bool no_extension_logged;
     TimestampTz started_at;
     TaskStats tasks[kTaskCount];
 };

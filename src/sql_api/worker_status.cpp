@@ -1,4 +1,5 @@
-// fetchq.worker_status(): what each scheduler did last, from shared memory.
+// fetchq.worker_status(): what each scheduler did last, from shared memory: a
+// row per task, or one row with no task for a database without the extension.
 // Rows of other databases (their names, last errors) only for superusers and
 // members of pg_read_all_stats: the roles pg_stat_activity shows every
 // session's query to.
@@ -16,8 +17,6 @@ extern "C" {
 
 namespace fetchq::sql_api {
 namespace {
-
-using namespace fetchq::ops;
 
 using namespace fetchq::ops;
 
@@ -43,6 +42,20 @@ Datum worker_status(FunctionCallInfo fcinfo) {
             if (slot.state == kSlotFree) continue;
             if (!all_databases && slot.dboid != MyDatabaseId) continue;
             char* dbname = get_database_name(slot.dboid);
+            auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+            if (slot.state == kSlotNoExtension) {
+                // No scheduler runs tasks there: one row, task and its columns NULL.
+                Datum v[13] = {};
+                bool nulls[13];
+                for (bool& isnull : nulls) isnull = true;
+                v[0] = CStringGetTextDatum(dbname ? dbname : "?");
+                nulls[0] = false;
+                v[2] = CStringGetTextDatum(slot_state_name(slot.state));
+                nulls[2] = false;
+                v[12] = nullable_ts(slot.started_at, &nulls[12]);
+                tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+                continue;
+            }
             for (int t = 0; t < kTaskCount; ++t) {
                 const TaskStats& ts = slot.tasks[t];
                 Datum v[13];
@@ -62,7 +75,6 @@ Datum worker_status(FunctionCallInfo fcinfo) {
                 nulls[10] = ts.last_error[0] == '\0';
                 v[11] = nullable_ts(ts.next_due, &nulls[11]);
                 v[12] = nullable_ts(slot.started_at, &nulls[12]);
-                auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
                 tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
             }
         }

@@ -56,13 +56,15 @@ const char* database_needing_exclusive_use(Node* stmt) {
     }
 }
 
-void ask_scheduler_to_leave(Oid dboid) {
+// `command` is named by the scheduler's last line in the server log.
+void ask_scheduler_to_leave(Oid dboid, const char* command) {
     SharedState* s = shared();
     pid_t pid = 0;
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     if (DbSlot* slot = find_slot(dboid)) {
         slot->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), kPauseMs);
         if (slot->state != kSlotNoExtension) slot->state = kSlotPaused;
+        strlcpy(slot->paused_for, command, sizeof(slot->paused_for));
         pid = slot->pid;
     }
     LWLockRelease(s->lock);
@@ -87,7 +89,8 @@ void on_utility(PlannedStmt* pstmt, const char* query, bool read_only_tree,
         if (shared() == nullptr) return;
         if (const char* dbname = database_needing_exclusive_use(pstmt->utilityStmt)) {
             Oid dboid = get_database_oid(dbname, true);
-            if (OidIsValid(dboid)) ask_scheduler_to_leave(dboid);
+            if (OidIsValid(dboid))
+                ask_scheduler_to_leave(dboid, CreateCommandName(pstmt->utilityStmt));
         }
     });
     if (prev_utility)

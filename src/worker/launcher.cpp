@@ -220,6 +220,8 @@ void detach_launcher(int, Datum) {
         if (shared() == nullptr) return;
         shared()->launcher_latch = nullptr;
         shared()->launcher_pid = 0;
+        // Why it stops (a SIGTERM, an error) is in the line before.
+        pg::pg_call([] { ereport(LOG, (errmsg("fetchq launcher shutting down"))); });
     });
 }
 
@@ -249,6 +251,7 @@ extern "C" PGDLLEXPORT void fetchq_launcher_main(Datum) {
     before_shmem_exit(detach_launcher, 0);
     shared()->launcher_pid = MyProcPid;
     shared()->launcher_latch = MyLatch;
+    ereport(LOG, (errmsg("fetchq launcher started")));
     // An exception that escapes the loop is reported as an ERROR; the worker
     // then exits with code 1 and the postmaster restarts it.
     fetchq::pg::callback_entry(ERROR, "launcher_main", launcher_loop);

@@ -2,6 +2,8 @@
 // until the earliest due moment (a planned document, an expiring lock) or
 // fetchq.naptime, then maintains every queue in short transactions, each run
 // as the owner of the queue's tables so no user code runs as superuser.
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,10 +19,12 @@
 #include "ops/shared_state.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/queue_lifecycle.hpp"
+#include "worker/server_log.hpp"
 #include "worker/transaction.hpp"
 #include "worker/vacuum.hpp"
 
 extern "C" {
+#include "commands/dbcommands.h"
 #include "commands/extension.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -41,6 +45,8 @@ struct Queue {
 };
 
 DbSlot* g_slot = nullptr;
+bool g_started = false;      // "started" was logged: a stop is logged too
+bool g_stop_logged = false;  // a planned stop said why already
 
 // --- transactions ----------------------------------------------------------
 
@@ -59,15 +65,24 @@ bool in_spi_transaction(Oid user, F&& f, std::string* error) {
 
 // --- catalog ---------------------------------------------------------------
 
+// Reads the database's name for the log too, the first time. A failed check
+// is an error (the launcher restarts us), not "no extension", which would
+// keep the database without a scheduler until a CREATE EXTENSION.
 bool extension_installed() {
     bool installed = false;
     std::string error;
-    in_spi_transaction(
-        InvalidOid,
-        [&] {
-            installed = pg::pg_call([] { return OidIsValid(get_extension_oid("fetchq", true)); });
-        },
-        &error);
+    if (!in_spi_transaction(
+            InvalidOid,
+            [&] {
+                installed = pg::pg_call([] {
+                    if (log_database()[0] == '\0')
+                        if (const char* name = get_database_name(MyDatabaseId))
+                            set_log_database(name);
+                    return OidIsValid(get_extension_oid("fetchq", true));
+                });
+            },
+            &error))
+        throw std::runtime_error("fetchq: could not look for extension \"fetchq\": " + error);
     return installed;
 }
 
@@ -160,6 +175,10 @@ struct Retry {
 };
 std::unordered_map<std::string, Retry> g_retry;
 
+std::string maintenance_of(const std::string& queue) {
+    return "maintenance of queue \"" + queue + "\"";
+}
+
 // Maintains one queue in batches; returns its next due moment.
 TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
     if (auto it = g_retry.find(q.name); it != g_retry.end() && it->second.at > now)
@@ -189,8 +208,7 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         if (!ok) {
             totals->failures++;
             totals->error = "queue " + q.name + ": " + error;
-            ereport(LOG, (errmsg("fetchq: maintenance of queue \"%s\" failed: %s", q.name.c_str(),
-                                 error.c_str())));
+            log_failure(q.name, maintenance_of(q.name), error);
             Retry& retry = g_retry[q.name];
             retry.failures++;
             retry.at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
@@ -201,11 +219,16 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         totals->orphans += counts.rescheduled + counts.killed;
         totals->expired += expired;
         g_retry.erase(q.name);
+        if (!failure_log().empty()) log_recovery(q.name, maintenance_of(q.name));
         const bool more = counts.activated == limit || counts.rescheduled == limit ||
                           counts.killed == limit || expired == limit;
         if (!more) break;
     }
     return due;
+}
+
+std::string release_of(const std::string& queue) {
+    return "release of session-bound documents of queue \"" + queue + "\"";
 }
 
 // Session-owned documents and temporary queues of sessions that ended.
@@ -241,19 +264,32 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
         if (is_ended) {
             // Dropped as its owner: DROP TABLE runs no user code as superuser.
             if (!in_spi_transaction(
-                    q.owner, [&] { drop_queue(q.name); }, &failed))
+                    q.owner, [&] { drop_queue(q.name); }, &failed)) {
                 error = "drop of temporary queue " + q.name + ": " + failed;
+                log_failure(q.name, "drop of temporary queue \"" + q.name + "\"", failed);
+            } else if (!failure_log().empty()) {
+                log_recovery(q.name, "drop of temporary queue \"" + q.name + "\"");
+            }
             continue;
         }
         if (!in_spi_transaction(
                 q.owner,
                 [&] { released += release_session_locks(q.name, live, settings.batch_size); },
-                &failed))
+                &failed)) {
             error = "queue " + q.name + ": " + failed;
+            log_failure(q.name, release_of(q.name), failed);
+        } else if (!failure_log().empty()) {
+            log_recovery(q.name, release_of(q.name));
+        }
     }
     record(kTaskSessions, released + static_cast<int64_t>(ended.size()), ms_since(start),
            error.empty() ? nullptr : &error, 0);
     return ended;
+}
+
+std::string job_of(const PeriodicJob& job) {
+    if (job.task == "lgp") return "job lgp";
+    return "job " + job.task + " of queue \"" + job.queue + "\"";
 }
 
 // The due periodic jobs ('sts' snapshots, 'drp' retention, 'lgp' pack):
@@ -283,12 +319,14 @@ TimestampTz run_periodic_jobs() {
         const bool ok = in_spi_transaction(
             owner, [&] { run_periodic_job(job); }, &failed);
         const bool is_snapshot = job.task == "sts";
+        // 'lgp' is of no queue ('*').
+        const std::string queue = job.task == "lgp" ? std::string() : job.queue;
         if (ok) {
             (is_snapshot ? snapshots : retentions)++;
+            if (!failure_log().empty()) log_recovery(queue, job_of(job));
         } else {
             (is_snapshot ? snap_error : drop_error) = job.task + " " + job.queue + ": " + failed;
-            ereport(LOG, (errmsg("fetchq: job %s of queue \"%s\" failed: %s", job.task.c_str(),
-                                 job.queue.c_str(), failed.c_str())));
+            log_failure(queue, job_of(job), failed);
         }
     }
     in_spi_transaction(
@@ -299,6 +337,19 @@ TimestampTz run_periodic_jobs() {
         record(kTaskRetention, retentions, ms, drop_error.empty() ? nullptr : &drop_error, next);
     }
     return next;
+}
+
+// A queue made again under a dropped one's name starts with no backoff and
+// no series of failures.
+void forget_dropped_queues(const std::vector<Queue>& queues) {
+    auto listed = [&](const std::string& name) {
+        for (const Queue& q : queues)
+            if (q.name == name) return true;
+        return false;
+    };
+    failure_log().retain(listed);
+    for (auto it = g_retry.begin(); it != g_retry.end();)
+        it = listed(it->first) ? std::next(it) : g_retry.erase(it);
 }
 
 // Maintains every queue; returns when the queues need the next round.
@@ -313,6 +364,8 @@ TimestampTz run_round() {
     if (!error.empty()) {
         totals.failures++;
         totals.error = error;
+    } else if (!failure_log().empty() || !g_retry.empty()) {
+        forget_dropped_queues(queues);
     }
     static bool first_round = true;
     const std::vector<std::string> dropped = release_ended_sessions(queues, first_round);
@@ -329,11 +382,18 @@ TimestampTz run_round() {
     record(kTaskPromote, totals.promoted, ms, err, next);
     record(kTaskOrphans, totals.orphans, ms, err, next);
     record(kTaskExpire, totals.expired, ms, err, next);
-    if (totals.promoted + totals.orphans > 0)
-        ereport(
-            settings.log_level,
-            (errmsg("fetchq: %ld documents promoted, %ld orphans handled in %.1f ms",
-                    static_cast<long>(totals.promoted), static_cast<long>(totals.orphans), ms)));
+    // The detail of each round: DEBUG1 unless fetchq.log_level says otherwise.
+    if (totals.promoted + totals.orphans + totals.expired > 0) {
+        const long promoted = static_cast<long>(totals.promoted);
+        const long orphans = static_cast<long>(totals.orphans);
+        const long expired = static_cast<long>(totals.expired);
+        pg::pg_call([&] {
+            ereport(settings.log_level,
+                    (errmsg("fetchq scheduler for database \"%s\": %ld documents promoted, %ld "
+                            "orphans handled, %ld expired in %.1f ms",
+                            log_database(), promoted, orphans, expired, ms)));
+        });
+    }
     pg::pg_call([] { (void)pgstat_report_stat(false); });
     if (totals.failures == 0) g_slot->failures = 0;
     return next;
@@ -380,8 +440,12 @@ bool sleep_until(TimestampTz until, TimestampTz queues_due) {
 void detach(int, Datum) {
     SharedState* s = shared();
     if (s == nullptr || g_slot == nullptr) return;
+    int state = kSlotFree;
+    char paused_for[sizeof(g_slot->paused_for)] = "";
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     if (g_slot->pid == MyProcPid) {
+        state = g_slot->state;
+        strlcpy(paused_for, g_slot->paused_for, sizeof(paused_for));
         if (g_slot->state == kSlotRunning || g_slot->state == kSlotStarting) {
             // Not a planned exit: the launcher restarts us after a backoff.
             g_slot->failures++;
@@ -394,6 +458,14 @@ void detach(int, Datum) {
     }
     LWLockRelease(s->lock);
     wake_launcher();
+    if (!g_started || g_stop_logged) return;
+    // An unplanned stop (a SIGTERM, an error) says why in the line before.
+    if (state == kSlotPaused)
+        ereport(LOG, (errmsg("fetchq scheduler for database \"%s\" will stop because of %s",
+                             log_database(), paused_for[0] ? paused_for : "another command")));
+    else
+        ereport(LOG,
+                (errmsg("fetchq scheduler for database \"%s\" shutting down", log_database())));
 }
 
 bool attach(Oid dboid) {
@@ -403,7 +475,7 @@ bool attach(Oid dboid) {
     if (g_slot != nullptr && g_slot->pid == 0) {
         g_slot->pid = MyProcPid;
         g_slot->latch = MyLatch;
-        g_slot->state = kSlotRunning;
+        g_slot->state = kSlotStarting;  // running once the extension is found
         g_slot->started_at = GetCurrentTimestamp();
         pg_atomic_init_u64(&g_slot->next_wake, static_cast<uint64>(DT_NOEND));
         pg_atomic_init_u32(&g_slot->sessions_ended, 0);
@@ -416,11 +488,39 @@ bool attach(Oid dboid) {
     return g_slot != nullptr;
 }
 
-void leave(int state) {
+// The extension is there: the slot runs (unless a DROP DATABASE already
+// asked us to leave) and the log says so.
+void start_running() {
     SharedState* s = shared();
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
-    g_slot->state = state;
+    if (g_slot->state == kSlotStarting) g_slot->state = kSlotRunning;
+    g_slot->no_extension_logged = false;
     LWLockRelease(s->lock);
+    g_started = true;
+    ereport(LOG, (errmsg("fetchq scheduler for database \"%s\" started", log_database())));
+}
+
+// A planned stop for want of the extension: the launcher starts us again
+// after a CREATE EXTENSION. `dropped`: it was there when we started.
+[[noreturn]] void leave_without_extension(bool dropped) {
+    SharedState* s = shared();
+    LWLockAcquire(s->lock, LW_EXCLUSIVE);
+    const bool said = g_slot->no_extension_logged;
+    g_slot->no_extension_logged = true;
+    g_slot->state = kSlotNoExtension;
+    LWLockRelease(s->lock);
+    g_stop_logged = true;
+    if (dropped)
+        ereport(LOG, (errmsg("fetchq scheduler for database \"%s\" will stop because extension "
+                             "\"fetchq\" was dropped",
+                             log_database()),
+                      errdetail("CREATE EXTENSION fetchq in the database starts it again.")));
+    else
+        ereport(said ? DEBUG1 : LOG,
+                (errmsg("fetchq scheduler for database \"%s\" will stop because extension "
+                        "\"fetchq\" is not installed",
+                        log_database()),
+                 errdetail("CREATE EXTENSION fetchq in the database starts it again.")));
     proc_exit(0);
 }
 
@@ -438,7 +538,8 @@ void detach_guarded(int code, Datum arg) {
 void scheduler_loop() {
     pgstat_report_appname("fetchq scheduler");
     apply_lock_timeout();
-    if (!extension_installed()) leave(kSlotNoExtension);
+    if (!extension_installed()) leave_without_extension(false);
+    start_running();
     bool woken = true;
     TimestampTz queues_due = 0, jobs_due = 0;
     while (true) {
@@ -462,7 +563,7 @@ void scheduler_loop() {
         const TimestampTz now = GetCurrentTimestamp();
         if (woken || now >= queues_due) queues_due = run_round();
         if (now >= jobs_due) jobs_due = run_periodic_jobs();
-        if (!extension_installed()) leave(kSlotNoExtension);
+        if (!extension_installed()) leave_without_extension(true);
         maybe_vacuum();
         woken = sleep_until(queues_due < jobs_due ? queues_due : jobs_due, queues_due);
     }

@@ -10,6 +10,7 @@
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 #include "ops/settings.hpp"
+#include "worker/server_log.hpp"
 #include "worker/transaction.hpp"
 
 extern "C" {
@@ -114,10 +115,10 @@ VacuumStmt* vacuum_stmt(Oid relid) {
     return stmt;
 }
 
-// Vacuums one table; on error, reports it to the log, rolls back and cleans
-// up like autovacuum, and copies the message into `error`. Must be entered
+// Vacuums one table; on error, rolls back and cleans up like autovacuum, and
+// copies the message into `error` for the caller to log. Must be entered
 // outside any transaction. No C++ object lives in this frame (PG_TRY).
-bool run_vacuum(Oid relid, const char* name, const char* activity, char* error, size_t error_size) {
+bool run_vacuum(Oid relid, const char* activity, char* error, size_t error_size) {
     MemoryContext saved_portal = PortalContext;
     volatile bool ok = true;
     PG_TRY();
@@ -142,11 +143,9 @@ bool run_vacuum(Oid relid, const char* name, const char* activity, char* error, 
     {
         HOLD_INTERRUPTS();
         MemoryContextSwitchTo(TopMemoryContext);
-        errcontext("fetchq vacuum of table %s", name);
         ErrorData* data = CopyErrorData();
         strlcpy(error, data->message != nullptr ? data->message : "unknown error", error_size);
         FreeErrorData(data);
-        EmitErrorReport();
         AbortOutOfAnyTransaction();
         FlushErrorState();
         RESUME_INTERRUPTS();
@@ -202,10 +201,12 @@ VacuumRound vacuum_hot_tables() {
             "fetchq: VACUUM (SKIP_LOCKED, TRUNCATE false, PARALLEL 0) " + t.name;
         char message[256];
         const TimestampTz start = GetCurrentTimestamp();
-        if (!run_vacuum(t.relid, t.name.c_str(), activity.c_str(), message, sizeof(message))) {
+        if (!run_vacuum(t.relid, activity.c_str(), message, sizeof(message))) {
             if (round.error.empty()) round.error = "table " + t.name + ": " + message;
+            log_failure("", "vacuum of table " + t.name, message);
             continue;
         }
+        if (!failure_log().empty()) log_recovery("", "vacuum of table " + t.name);
         t.attempted = true;
         t.ms = ms_since(start);
     }

@@ -33,7 +33,8 @@ struct VacuumRound {
 // a time, those with more than fetchq.vacuum_threshold dead tuples that no
 // one vacuumed in the last fetchq.vacuum_interval. VACUUM checks the
 // ownership itself and runs index functions as the table owner.
-// Errors are logged, the transaction rolled back, the next table tried, and
+// Errors are logged (throttled: worker/server_log.hpp), the transaction
+// rolled back, the next table tried, and
 // the first error is reported in .error; nothing is thrown. A FATAL (SIGTERM)
 // ends the process as anywhere else.
 VacuumRound vacuum_hot_tables();
