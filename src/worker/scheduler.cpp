@@ -169,11 +169,28 @@ struct RoundTotals {
 // Queues whose maintenance failed (an owner's trigger that raised, or ran past
 // fetchq.task_timeout) wait before their next try, longer after each failure
 // in a row, so that one queue cannot take every round's time.
+// The same for a queue's periodic jobs and for the release of its session-
+// bound documents: an owner's slow trigger on its metric history or its
+// documents cannot take every round's time either.
 struct Retry {
     int failures = 0;
     TimestampTz at = 0;
 };
-std::unordered_map<std::string, Retry> g_retry;
+using Retries = std::unordered_map<std::string, Retry>;
+Retries g_retry, g_job_retry, g_release_retry;
+
+bool waiting(const Retries& retries, const std::string& queue, TimestampTz now) {
+    auto it = retries.find(queue);
+    return it != retries.end() && it->second.at > now;
+}
+
+// Returns when the queue may try again.
+TimestampTz back_off(Retries* retries, const std::string& queue) {
+    Retry& retry = (*retries)[queue];
+    retry.failures++;
+    retry.at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), core::backoff_ms(retry.failures));
+    return retry.at;
+}
 
 std::string maintenance_of(const std::string& queue) {
     return "maintenance of queue \"" + queue + "\"";
@@ -209,11 +226,7 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
             totals->failures++;
             totals->error = "queue " + q.name + ": " + error;
             log_failure(q.name, maintenance_of(q.name), error);
-            Retry& retry = g_retry[q.name];
-            retry.failures++;
-            retry.at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
-                                                   core::backoff_ms(retry.failures));
-            return retry.at;
+            return back_off(&g_retry, q.name);
         }
         totals->promoted += counts.activated;
         totals->orphans += counts.rescheduled + counts.killed;
@@ -272,14 +285,21 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
             }
             continue;
         }
+        if (waiting(g_release_retry, q.name, start)) {
+            // Tried again on a later run; the safety net runs every minute.
+            pg_atomic_write_u32(&g_slot->sessions_ended, 1);
+            continue;
+        }
         if (!in_spi_transaction(
                 q.owner,
                 [&] { released += release_session_locks(q.name, live, settings.batch_size); },
                 &failed)) {
             error = "queue " + q.name + ": " + failed;
             log_failure(q.name, release_of(q.name), failed);
-        } else if (!failure_log().empty()) {
-            log_recovery(q.name, release_of(q.name));
+            back_off(&g_release_retry, q.name);
+        } else {
+            g_release_retry.erase(q.name);
+            if (!failure_log().empty()) log_recovery(q.name, release_of(q.name));
         }
     }
     record(kTaskSessions, released + static_cast<int64_t>(ended.size()), ms_since(start),
@@ -315,22 +335,28 @@ TimestampTz run_periodic_jobs() {
                 known = true;
             }
         if (!known) continue;  // a job row of a queue without tables
+        // 'lgp' is of no queue ('*').
+        const std::string queue = job.task == "lgp" ? std::string() : job.queue;
+        if (!queue.empty() && waiting(g_job_retry, queue, start)) continue;
         std::string failed;
         const bool ok = in_spi_transaction(
             owner, [&] { run_periodic_job(job); }, &failed);
         const bool is_snapshot = job.task == "sts";
-        // 'lgp' is of no queue ('*').
-        const std::string queue = job.task == "lgp" ? std::string() : job.queue;
         if (ok) {
             (is_snapshot ? snapshots : retentions)++;
+            if (!queue.empty()) g_job_retry.erase(queue);
             if (!failure_log().empty()) log_recovery(queue, job_of(job));
         } else {
             (is_snapshot ? snap_error : drop_error) = job.task + " " + job.queue + ": " + failed;
             log_failure(queue, job_of(job), failed);
+            if (!queue.empty()) back_off(&g_job_retry, queue);
         }
     }
-    in_spi_transaction(
-        InvalidOid, [&] { next = next_job_due(); }, &error);
+    // A failed look at fetchq.jobs (a role holding a lock on it, say) must
+    // not leave the jobs without a next run: try again after a naptime.
+    if (!in_spi_transaction(
+            InvalidOid, [&] { next = next_job_due(); }, &error))
+        next = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), settings.naptime_ms);
     if (!jobs.empty()) {
         const double ms = ms_since(start);
         record(kTaskSnapshot, snapshots, ms, snap_error.empty() ? nullptr : &snap_error, next);
@@ -348,8 +374,9 @@ void forget_dropped_queues(const std::vector<Queue>& queues) {
         return false;
     };
     failure_log().retain(listed);
-    for (auto it = g_retry.begin(); it != g_retry.end();)
-        it = listed(it->first) ? std::next(it) : g_retry.erase(it);
+    for (Retries* retries : {&g_retry, &g_job_retry, &g_release_retry})
+        for (auto it = retries->begin(); it != retries->end();)
+            it = listed(it->first) ? std::next(it) : retries->erase(it);
 }
 
 // Maintains every queue; returns when the queues need the next round.
@@ -364,7 +391,8 @@ TimestampTz run_round() {
     if (!error.empty()) {
         totals.failures++;
         totals.error = error;
-    } else if (!failure_log().empty() || !g_retry.empty()) {
+    } else if (!failure_log().empty() || !g_retry.empty() || !g_job_retry.empty() ||
+               !g_release_retry.empty()) {
         forget_dropped_queues(queues);
     }
     static bool first_round = true;

@@ -13,7 +13,6 @@
 #include "pg/postgres.hpp"
 
 extern "C" {
-#include "commands/prepare.h"
 #include "storage/lock.h"
 #include "utils/timeout.h"
 }
@@ -21,12 +20,10 @@ extern "C" {
 namespace fetchq::worker {
 
 // What a queue owner's code may leave in the worker's session beyond its
-// transaction and settings: session advisory locks (which would block other
-// applications) and prepared statements. Dropped after every unit.
-inline void drop_session_leftovers(bool in_xact) {
-    LockReleaseSession(USER_LOCKMETHOD);
-    if (in_xact) DropAllPreparedStatements();
-}
+// transaction and settings: session advisory locks, which would block other
+// applications. (PREPARE, cursors WITH HOLD, temporary tables and SET ROLE
+// are refused in a security-restricted operation.) Dropped after every unit.
+inline void drop_session_leftovers() { LockReleaseSession(USER_LOCKMETHOD); }
 
 // Runs f with a snapshot, as `user` when valid (pg/as_user.hpp: restricted,
 // with its own GUC nest level, so nothing the user's triggers set outlives
@@ -51,7 +48,7 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
             // A timer that fired after the unit's last interrupt check must
             // not cancel the next unit.
             QueryCancelPending = false;
-            drop_session_leftovers(true);
+            drop_session_leftovers();
             PopActiveSnapshot();
             CommitTransactionCommand();
         });
@@ -64,7 +61,7 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
     disable_timeout(STATEMENT_TIMEOUT, false);
     QueryCancelPending = false;
     AbortOutOfAnyTransaction();
-    drop_session_leftovers(false);
+    drop_session_leftovers();
     return false;
 }
 
