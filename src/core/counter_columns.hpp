@@ -27,10 +27,11 @@ std::optional<std::size_t> counter_column(std::string_view metric);
 
 // The counters reported for every queue (stats, metric_get_common,
 // metric_get_all): Fetchq's names, in fetchq.counters' order, then "exp",
-// the documents the expiry deleted (a row of fetchq.custom_counters).
-inline constexpr std::array<std::string_view, 15> kReportedCounters = {
+// the documents the expiry deleted, and "rtn", the finished documents the
+// retention deleted (rows of fetchq.custom_counters).
+inline constexpr std::array<std::string_view, 16> kReportedCounters = {
     "cnt", "pln", "pnd", "act", "cpl", "kll", "ent", "drp",
-    "pkd", "prc", "res", "rej", "orp", "err", "exp"};
+    "pkd", "prc", "res", "rej", "orp", "err", "exp", "rtn"};
 
 // The index of a reported counter, nullopt for any other name.
 constexpr std::optional<std::size_t> reported_counter(std::string_view metric) {

@@ -94,12 +94,13 @@ enum class DocMove {
                   // when its attempts are used up
     kExpire,      // planned or pending, past expires_at -> deleted
     kRetry,       // killed -> pending, or planned when not due yet (doc_retry)
+    kPurge,       // completed or killed, older than the queue's retention -> deleted
 };
 
-inline constexpr std::array<DocMove, 13> kDocMoves = {
+inline constexpr std::array<DocMove, 14> kDocMoves = {
     DocMove::kPush,    DocMove::kPromote,    DocMove::kPick,   DocMove::kComplete, DocMove::kKill,
     DocMove::kDrop,    DocMove::kReschedule, DocMove::kReject, DocMove::kOrphan,   DocMove::kDead,
-    DocMove::kRelease, DocMove::kExpire,     DocMove::kRetry};
+    DocMove::kRelease, DocMove::kExpire,     DocMove::kRetry,  DocMove::kPurge};
 
 constexpr std::string_view move_name(DocMove move) {
     switch (move) {
@@ -129,6 +130,8 @@ constexpr std::string_view move_name(DocMove move) {
             return "expire";
         case DocMove::kRetry:
             return "retry";
+        case DocMove::kPurge:
+            return "purge";
     }
     return {};
 }
@@ -275,6 +278,10 @@ constexpr MoveSpec make_move_spec(DocMove move) {
             return {move,
                     {{S::kKilled, S::kPending, {{"kll", -1}, {"pnd", 1}}, 0},
                      {S::kKilled, S::kPlanned, {{"kll", -1}, {"pln", 1}}, 0}}};
+        case DocMove::kPurge:
+            return {move,
+                    {{S::kCompleted, kDeleted, {{"cpl", -1}, {"cnt", -1}, {"rtn", 1}}, -1},
+                     {S::kKilled, kDeleted, {{"kll", -1}, {"cnt", -1}, {"rtn", 1}}, -1}}};
     }
     throw Error(sqlstate::kInternalError, "unknown document move");
 }

@@ -32,22 +32,25 @@ Datum key_array(const std::vector<int64_t>& keys) {
 int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>& live,
                               int32_t limit) {
     check_task_limit(limit);
-    SPIPlanPtr plan =
-        queue_plan(queue, "release_sessions",
-                   [&] {
-                       const std::string docs = docs_rel(queue);
-                       return "UPDATE " + docs +
-                              " AS d SET lock_session = NULL, next_iteration = now(),"
-                              " status = CASE WHEN d.attempts >= COALESCE((SELECT q.max_attempts"
-                              " FROM fetchq.queues q WHERE q.name = $3), 5) THEN " +
-                              status_sql::killed + " ELSE " + status_sql::pending +
-                              " END WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
-                              " WHERE lock_session IS NOT NULL AND status = " + status_sql::active +
-                              " AND lock_session <> ALL ($1) LIMIT $2 FOR UPDATE SKIP LOCKED))"
-                              " RETURNING d.status, d.subject, CASE WHEN d.status = " +
-                              status_sql::killed + " THEN d.payload::text END, d.attempts";
-                   },
-                   {INT8ARRAYOID, INT4OID, TEXTOID});
+    SPIPlanPtr plan = queue_plan(
+        queue, "release_sessions",
+        [&] {
+            const std::string docs = docs_rel(queue);
+            return "UPDATE " + docs +
+                   " AS d SET lock_session = NULL, next_iteration = now(), last_iteration ="
+                   " CASE WHEN d.attempts >= COALESCE((SELECT q.max_attempts FROM"
+                   " fetchq.queues q WHERE q.name = $3), 5) THEN now()"
+                   " ELSE d.last_iteration END,"
+                   " status = CASE WHEN d.attempts >= COALESCE((SELECT q.max_attempts"
+                   " FROM fetchq.queues q WHERE q.name = $3), 5) THEN " +
+                   status_sql::killed + " ELSE " + status_sql::pending +
+                   " END WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
+                   " WHERE lock_session IS NOT NULL AND status = " + status_sql::active +
+                   " AND lock_session <> ALL ($1) LIMIT $2 FOR UPDATE SKIP LOCKED))"
+                   " RETURNING d.status, d.subject, CASE WHEN d.status = " +
+                   status_sql::killed + " THEN d.payload::text END, d.attempts";
+        },
+        {INT8ARRAYOID, INT4OID, TEXTOID});
     Datum values[3] = {key_array(live), Int32GetDatum(limit), to_text(queue)};
     const uint64_t n = queue_execute(queue, plan, values, nullptr);
     int64_t killed = 0;

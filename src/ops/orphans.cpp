@@ -33,7 +33,8 @@ int64_t update_expired(std::string_view queue, const char* plan_name, core::DocS
                                          ? ", next_iteration = COALESCE(" +
                                                retry_policy_next_sql("attempts", "$2") +
                                                ", next_iteration)"
-                                         : std::string();
+                                         // Killed: when (the retention counts from it).
+                                         : std::string(", last_iteration = now()");
             return "UPDATE " + docs + " SET status = " + core::sql_status(to) + next +
                    ", lock_session = NULL" + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + docs +
                    " WHERE status = " + status_sql::active +

@@ -35,8 +35,11 @@ const std::vector<IndexSpec>& indexes() {
         // expiration: planned or pending documents by expiry.
         {"__docs_expiry_idx", Table::kDocs,
          " (expires_at) WHERE expires_at IS NOT NULL AND status IN " + waiting},
-        // retries of killed documents (doc_retry_many).
-        {"__docs_killed_idx", Table::kDocs, " (subject) WHERE status = " + killed},
+        // retention of completed documents, by their last change.
+        {"__docs_completed_idx", Table::kDocs,
+         " (last_iteration) WHERE status = " + completed},
+        // retention and retries (doc_retry_many) of killed documents.
+        {"__docs_killed_idx", Table::kDocs, " (last_iteration) WHERE status = " + killed},
         // session-bound picks: only documents picked that way are indexed.
         {"__docs_session_idx", Table::kDocs, " (lock_session) WHERE lock_session IS NOT NULL"},
         // retention of logs and metrics.

@@ -69,6 +69,8 @@ const char* task_name(int task) {
             return "sessions";
         case kTaskVacuum:
             return "vacuum";
+        case kTaskPurge:
+            return "purge";
         default:
             return "unknown";
     }

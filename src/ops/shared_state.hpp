@@ -19,6 +19,7 @@ enum Task : int {
     kTaskExpire,       // planned or pending documents past their expiry
     kTaskSessions,     // session-bound picks and temporary queues of ended sessions
     kTaskVacuum,       // VACUUM of queue tables past fetchq.vacuum_threshold
+    kTaskPurge,        // completed and killed documents past the queue's retention
     kTaskCount
 };
 const char* task_name(int task);

@@ -31,7 +31,11 @@ CREATE TABLE fetchq.queues (
     retry_delay INTERVAL,
     retry_factor DOUBLE PRECISION,
     retry_max_delay INTERVAL,
-    retry_jitter DOUBLE PRECISION
+    retry_jitter DOUBLE PRECISION,
+    -- how long completed and killed documents are kept (queue_set_retention;
+    -- NULL: forever): the scheduler deletes them once that long unchanged
+    completed_retention INTERVAL,
+    killed_retention INTERVAL
 );
 
 -- Temporary queues and the session that owns each (its pid and start time,

@@ -20,10 +20,10 @@ using namespace fetchq::pg;
 using namespace fetchq::ops;
 
 // The columns of metric_get_common / metric_get_all, in order: Fetchq 4's
-// fourteen, then exp (fetchq's own, so it comes last).
-constexpr std::array<const char*, 15> kCommon = {"cnt", "pnd", "pln", "act", "cpl",
-                                                 "kll", "ent", "drp", "pkd", "prc",
-                                                 "res", "rej", "orp", "err", "exp"};
+// fourteen, then exp and rtn (fetchq's own, so they come last).
+constexpr std::array<const char*, 16> kCommon = {"cnt", "pnd", "pln", "act", "cpl", "kll",
+                                                 "ent", "drp", "pkd", "prc", "res", "rej",
+                                                 "orp", "err", "exp", "rtn"};
 
 // Where each column's counter is in QueueCounters::values; a name that is not
 // a reported counter fails the build.

@@ -208,9 +208,48 @@ Datum queue_set_retry_policy(FunctionCallInfo fcinfo) {
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
+// A retention: NULL keeps the documents forever; otherwise longer than zero.
+Interval* arg_retention(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (arg_is_null(fcinfo, i)) return nullptr;
+    Interval* iv = arg_nonnegative_interval(fcinfo, i, name);
+    const bool zero = iv->month == 0 && iv->day == 0 && iv->time == 0;
+    if (zero)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          std::string("argument ") + name + " must be longer than zero", {},
+                          "Pass how long to keep them, such as '7 days', or NULL for ever.");
+    return iv;
+}
+
+// queue_set_retention(queue, completed, killed) -> affected_rows: how long
+// completed and killed documents are kept after their last change; NULL:
+// forever. The scheduler deletes the older ones.
+Datum queue_set_retention(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    Interval* completed = arg_retention(fcinfo, 1, "completed");
+    Interval* killed = arg_retention(fcinfo, 2, "killed");
+    spi_connect();
+    require_queue_owner(queue);
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_set_retention",
+        [] {
+            return std::string(
+                "UPDATE fetchq.queues SET completed_retention = $2, killed_retention = $3"
+                " WHERE name = $1");
+        },
+        {TEXTOID, INTERVALOID, INTERVALOID});
+    Datum values[3] = {to_text(queue), completed ? IntervalPGetDatum(completed) : (Datum)0,
+                       killed ? IntervalPGetDatum(killed) : (Datum)0};
+    const char nulls[3] = {' ', completed ? ' ' : 'n', killed ? ' ' : 'n'};
+    const uint64_t n = spi_execute(plan, values, nulls, false);
+    if (n == 0) throw_queue_missing(queue);
+    spi_finish();
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
 }  // namespace
 }  // namespace fetchq::sql_api
 
+FETCHQ_SQL_FUNCTION(fetchq_queue_set_retention, fetchq::sql_api::queue_set_retention)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_retry_policy, fetchq::sql_api::queue_set_retry_policy)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_dead_letter, fetchq::sql_api::queue_set_dead_letter)
 FETCHQ_SQL_FUNCTION(fetchq_queues_changed, fetchq::sql_api::queues_changed)

@@ -22,6 +22,12 @@ CREATE FUNCTION fetchq.queue_drop_version(queue VARCHAR, version INTEGER,
     OUT was_dropped BOOLEAN)
 AS 'MODULE_PATHNAME', 'fetchq_queue_drop_version' LANGUAGE C VOLATILE;
 
+-- fetchq: how long completed and killed documents are kept after their last
+-- change (NULL: forever); the scheduler deletes the older ones.
+CREATE FUNCTION fetchq.queue_set_retention(queue VARCHAR, completed INTERVAL,
+    killed INTERVAL, OUT affected_rows INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_queue_set_retention' LANGUAGE C VOLATILE;
+
 -- fetchq: the queue that receives a copy of every document this one kills
 -- (NULL: none).
 CREATE FUNCTION fetchq.queue_set_dead_letter(queue VARCHAR, dead_letter_queue VARCHAR,

@@ -18,6 +18,7 @@
 #include "ops/settings.hpp"
 #include "ops/shared_state.hpp"
 #include "ops/maintenance.hpp"
+#include "ops/purge.hpp"
 #include "ops/queue_lifecycle.hpp"
 #include "worker/server_log.hpp"
 #include "worker/transaction.hpp"
@@ -118,15 +119,22 @@ TimestampTz next_due(const std::string& queue) {
         [&] {
             using namespace ops::status_sql;
             const std::string docs = ops::docs_rel(queue);
+            // ... and when the oldest finished document passes the retention.
             return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
                    " WHERE status = " + planned +
                    " AND lock_upgrade IS NULL), (SELECT min(next_iteration) FROM " + docs +
                    " WHERE status = " + active +
                    " AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " + docs +
-                   " WHERE expires_at IS NOT NULL AND status IN " + waiting + "))";
+                   " WHERE expires_at IS NOT NULL AND status IN " + waiting +
+                   "), (SELECT min(last_iteration) FROM " + docs + " WHERE status = " + completed +
+                   ") + (SELECT q.completed_retention FROM fetchq.queues q WHERE q.name = $1),"
+                   " (SELECT min(last_iteration) FROM " +
+                   docs + " WHERE status = " + killed +
+                   ") + (SELECT q.killed_retention FROM fetchq.queues q WHERE q.name = $1))";
         },
-        {});
-    ops::queue_execute(queue, plan, nullptr, nullptr, true, 1);
+        {TEXTOID});
+    Datum name = pg::to_text(queue);
+    ops::queue_execute(queue, plan, &name, nullptr, true, 1);
     bool isnull = false;
     Datum d = pg::spi_value(0, 1, &isnull);
     return isnull ? DT_NOEND : DatumGetTimestampTz(d);
@@ -161,6 +169,7 @@ struct RoundTotals {
     int64_t promoted = 0;
     int64_t orphans = 0;  // rescheduled + killed
     int64_t expired = 0;
+    int64_t purged = 0;  // finished documents past the retention
     double promote_ms = 0;
     std::string error;
     int failures = 0;
@@ -212,13 +221,14 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
     for (int batch = 0; batch < 1000; ++batch) {
         pg::pg_call([] { CHECK_FOR_INTERRUPTS(); });
         MaintenanceCounts counts;
-        int64_t expired = 0;
+        int64_t expired = 0, purged = 0;
         error.clear();
         bool ok = in_spi_transaction(
             q.owner,
             [&] {
                 counts = maintain_queue(q.name, limit);
                 expired = expire_documents(q.name, limit);
+                purged = purge_finished(q.name, limit);
                 due = next_due(q.name);
             },
             &error);
@@ -231,10 +241,11 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         totals->promoted += counts.activated;
         totals->orphans += counts.rescheduled + counts.killed;
         totals->expired += expired;
+        totals->purged += purged;
         g_retry.erase(q.name);
         if (!failure_log().empty()) log_recovery(q.name, maintenance_of(q.name));
         const bool more = counts.activated == limit || counts.rescheduled == limit ||
-                          counts.killed == limit || expired == limit;
+                          counts.killed == limit || expired == limit || purged >= limit;
         if (!more) break;
     }
     return due;
@@ -410,6 +421,7 @@ TimestampTz run_round() {
     record(kTaskPromote, totals.promoted, ms, err, next);
     record(kTaskOrphans, totals.orphans, ms, err, next);
     record(kTaskExpire, totals.expired, ms, err, next);
+    record(kTaskPurge, totals.purged, ms, err, next);
     // The detail of each round: DEBUG1 unless fetchq.log_level says otherwise.
     if (totals.promoted + totals.orphans + totals.expired > 0) {
         const long promoted = static_cast<long>(totals.promoted);

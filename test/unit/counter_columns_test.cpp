@@ -21,13 +21,15 @@ TEST(CounterColumns, StandardNamesHaveAColumn) {
 }
 
 // The reported counters are the standard columns but v0, in their order,
-// then exp.
+// then exp and rtn.
 TEST(CounterColumns, ReportedCounters) {
     for (std::size_t i = 0; i + 1 < kCounterColumns.size(); ++i)
         EXPECT_EQ(kReportedCounters[i], kCounterColumns[i]);
-    EXPECT_EQ(kReportedCounters.back(), "exp");
+    EXPECT_EQ(kReportedCounters[kReportedCounters.size() - 2], "exp");
+    EXPECT_EQ(kReportedCounters.back(), "rtn");
     EXPECT_EQ(reported_counter("cnt"), 0u);
-    EXPECT_EQ(reported_counter("exp"), kReportedCounters.size() - 1);
+    EXPECT_EQ(reported_counter("exp"), kReportedCounters.size() - 2);
+    EXPECT_EQ(reported_counter("rtn"), kReportedCounters.size() - 1);
     EXPECT_FALSE(reported_counter("v0"));
     EXPECT_FALSE(reported_counter("EXP"));
     EXPECT_FALSE(reported_counter(""));

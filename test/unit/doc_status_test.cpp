@@ -202,6 +202,10 @@ const std::vector<Expected>& expected_moves() {
         // src/sql_api/doc_retry.cpp: kll -n, pnd or pln +n (as issue 11 asks).
         {DocMove::kRetry, S::kKilled, S::kPending, {{"kll", -1}, {"pnd", 1}}, 0},
         {DocMove::kRetry, S::kKilled, S::kPlanned, {{"kll", -1}, {"pln", 1}}, 0},
+        // src/ops/purge.cpp: retention of finished documents; cnt and cpl or
+        // kll down, rtn (removed by retention) up, ent and pkd untouched.
+        {DocMove::kPurge, S::kCompleted, kDeleted, {{"cpl", -1}, {"cnt", -1}, {"rtn", 1}}, -1},
+        {DocMove::kPurge, S::kKilled, kDeleted, {{"kll", -1}, {"cnt", -1}, {"rtn", 1}}, -1},
     };
     return expected;
 }
@@ -240,7 +244,8 @@ TEST(DocMove, StatusCountersAddUpToCnt) {
     for (DocMove move : kDocMoves) {
         int expected_sum = 0;
         if (move == DocMove::kPush) expected_sum = 1;
-        if (move == DocMove::kDrop || move == DocMove::kExpire) expected_sum = -1;
+        if (move == DocMove::kDrop || move == DocMove::kExpire || move == DocMove::kPurge)
+            expected_sum = -1;
         for (const MoveCase& c : move_spec(move).cases) {
             const std::string name = case_text(move, c);
             int sum = 0;
@@ -272,8 +277,8 @@ TEST(DocMove, CasesAreWellFormed) {
                 EXPECT_TRUE(seen.insert(d.counter).second)
                     << name << " counts " << d.counter << " twice";
                 EXPECT_NE(d.delta, 0) << name << ", " << d.counter;
-                // A standard counter of fetchq.counters, or "exp" (a custom counter row).
-                EXPECT_TRUE(counter_column(d.counter) || d.counter == "exp")
+                // A standard counter of fetchq.counters, or "exp" / "rtn" (custom counter rows).
+                EXPECT_TRUE(counter_column(d.counter) || d.counter == "exp" || d.counter == "rtn")
                     << name << ", " << d.counter;
             }
         }
