@@ -11,8 +11,9 @@ PACKAGES=(
     build-essential g++ make cmake libboost-dev googletest libgtest-dev python3
     # the benchmarks (bench/): PgQ to compare with, gnuplot for the plot
     postgresql-15-pgq3 gnuplot-nox
-    # test/prometheus_test.sh: deploy/prometheus/queries.yml through the exporter
-    prometheus-postgres-exporter
+    # test/prometheus_test.sh: deploy/prometheus/queries.yml through the exporter,
+    # scraped with curl
+    prometheus-postgres-exporter curl
 )
 
 installed() {

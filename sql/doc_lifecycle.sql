@@ -50,6 +50,14 @@ SELECT subject FROM fetchq.doc_pick('lcr', 0, 1, '1 minute');
 SELECT * FROM fetchq.doc_reject('lcr', 'r', 'bad', '{}', NULL, '-1 second');
 SELECT * FROM fetchq.doc_reject('lcr', 'r', 'now', '{}', NULL, '0 seconds');
 SELECT status, next_iteration <= now() AS pickable_now FROM fetchq_data.lcr__docs;
+-- The delay named alone, without ref_id; fenced, with ref_id NULL.
+SELECT subject FROM fetchq.doc_pick('lcr', 0, 1, '1 minute');
+SELECT * FROM fetchq.doc_reject('lcr', 'r', 'named', '{}', ref_id => NULL, delay => '2 seconds',
+                                attempts => 99);
+SELECT * FROM fetchq.doc_reject('lcr', 'r', 'named', '{}', delay => '2 seconds');
+SELECT status, next_iteration BETWEEN now() + interval '1 second' AND now() + interval '2 seconds'
+       AS pickable_in_two_seconds FROM fetchq_data.lcr__docs;
+SELECT message, ref_id FROM fetchq_data.lcr__logs WHERE message = 'named';
 
 -- Retries: killed documents back to pending (or planned), attempts 0.
 SELECT fetchq.doc_push('lck', s, 0, 0, now() - interval '1 second', '{}')

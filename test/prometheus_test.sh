@@ -11,12 +11,7 @@ db=$1
 cd "$(dirname "$0")/.." || exit 1
 root=$(pwd -P)
 exporter=prometheus-postgres-exporter
-failures=0
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
+source "$root/test/lib/checks.sh"
 
 if ! command -v $exporter >/dev/null; then
     if [ "$(id -u)" = 0 ]; then sudo=(); else sudo=(sudo); fi

@@ -6,30 +6,7 @@
 # $1: a database where CREATE EXTENSION fetchq was run.
 set -euo pipefail
 db=$1
-failures=0
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
-ok() { echo "ok: $1"; }
-fail() {
-    echo "FAIL: $1"
-    failures=$((failures + 1))
-}
-check() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (wanted '$3', got '$2')"; fi; }
-check_has() { if grep -Eq -- "$3" <<<"$2"; then ok "$1"; else fail "$1 (no /$3/ in: $2)"; fi; }
-
-# wait_for DESCRIPTION SECONDS SQL EXPECTED
-wait_for() {
-    local what=$1 secs=$2 sql=$3 want=$4 got=""
-    local deadline=$((SECONDS + secs))
-    while [ $SECONDS -lt $deadline ]; do
-        got=$(q "$sql" 2>/dev/null || true)
-        if [ "$got" = "$want" ]; then
-            ok "$what"
-            return 0
-        fi
-        sleep 0.2
-    done
-    fail "$what (wanted '$want', got '$got' after ${secs}s)"
-}
+source "$(dirname "$0")/lib/checks.sh"
 
 # finish QUEUE: five documents, three completed and two killed.
 finish() {

@@ -12,41 +12,14 @@ set -euo pipefail
 db=$1
 nomnt=${db}_nomnt
 squat=${db}_squat
-failures=0
 
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
 qdb() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 # as ROLE DB SQL: the statement's output, or its error (stderr), as text.
 as() { psql -X -q -At -v ON_ERROR_STOP=1 -U "$1" -d "$2" -c "$3" 2>&1 || true; }
 
-ok() { echo "ok: $1"; }
-fail() {
-    echo "FAIL: $1"
-    failures=$((failures + 1))
-}
-# check DESCRIPTION GOT WANT
-check() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (wanted '$3', got '$2')"; fi; }
-# check_has DESCRIPTION TEXT PATTERN (extended regex)
-check_has() {
-    if grep -Eq -- "$3" <<<"$2"; then ok "$1"; else fail "$1 (no /$3/ in: $2)"; fi
-}
+source "$(dirname "$0")/lib/checks.sh"
 check_lacks() {
     if grep -Eq -- "$3" <<<"$2"; then fail "$1 (/$3/ in: $2)"; else ok "$1"; fi
-}
-
-# wait_for DESCRIPTION SECONDS DB SQL EXPECTED
-wait_for() {
-    local what=$1 secs=$2 d=$3 sql=$4 want=$5 got=""
-    local deadline=$((SECONDS + secs))
-    while [ $SECONDS -lt $deadline ]; do
-        got=$(qdb "$d" "$sql" 2>/dev/null || true)
-        if [ "$got" = "$want" ]; then
-            ok "$what"
-            return 0
-        fi
-        sleep 0.1
-    done
-    fail "$what (wanted '$want', got '$got' after ${secs}s)"
 }
 
 cleanup() {
@@ -166,7 +139,7 @@ check "the queue created later has its own settings and jobs" \
 # drops that queue, and nothing else.
 tmp=$(as sec_app "$db" "SELECT fetchq.queue_create_temporary()")
 check_has "sec_app creates a temporary queue" "$tmp" '^tmp_'
-wait_for "the temporary queue of the ended session is dropped" 30 "$db" \
+wait_for_in "the temporary queue of the ended session is dropped" 30 "$db" \
     "SELECT count(*) FROM fetchq.queues WHERE name = '$tmp'" 0
 check "the scheduler did not drop the queue whose owner_session sec_app tried to forge" \
     "$(q "SELECT count(*) FROM fetchq.queues WHERE name = 'sec_victim'") $(q "SELECT to_regclass('fetchq_data.sec_victim__docs') IS NOT NULL")" "1 t"
@@ -176,14 +149,14 @@ echo "--- 2. settings of an owner's trigger stay in its own unit of work"
 # must still promote zz_victim's document (a read-only session could not).
 as sec_app "$db" "SELECT fetchq.doc_push('sec_appq', 'a1', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
 q "SELECT fetchq.doc_push('zz_victim', 'v1', 0, 0, clock_timestamp() + interval '3 seconds', '{}')" >/dev/null
-wait_for "the scheduler ran sec_appq's trigger" 20 "$db" \
+wait_for_in "the scheduler ran sec_appq's trigger" 20 "$db" \
     "SELECT status FROM fetchq_data.sec_appq__docs WHERE subject = 'a1'" 1
 check "the trigger ran as sec_app, not as the scheduler's superuser" \
     "$(q "SELECT string_agg(DISTINCT who::text, ',') FROM sec_app.seen")" sec_app
-wait_for "a later queue is still maintained (the trigger's settings did not stay)" 20 "$db" \
+wait_for_in "a later queue is still maintained (the trigger's settings did not stay)" 20 "$db" \
     "SELECT status FROM fetchq_data.zz_victim__docs WHERE subject = 'v1'" 1
 q "SELECT fetchq.doc_push('zz_victim', 'v2', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
-wait_for "... and in the next rounds too" 20 "$db" \
+wait_for_in "... and in the next rounds too" 20 "$db" \
     "SELECT status FROM fetchq_data.zz_victim__docs WHERE subject = 'v2'" 1
 
 # A trigger that sleeps, or keeps an advisory lock for the rest of the
@@ -200,13 +173,13 @@ CREATE TRIGGER stall BEFORE UPDATE ON fetchq_data.sec_appq__docs
 SQL
 psql -X -q -d postgres -c "ALTER SYSTEM SET fetchq.task_timeout = '2s'" -c "SELECT pg_reload_conf()" >/dev/null
 as sec_app "$db" "SELECT fetchq.doc_push('sec_appq', 'lock', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
-wait_for "the scheduler ran the trigger that takes an advisory lock" 20 "$db" \
+wait_for_in "the scheduler ran the trigger that takes an advisory lock" 20 "$db" \
     "SELECT status FROM fetchq_data.sec_appq__docs WHERE subject = 'lock'" 1
-wait_for "... and does not keep the lock after the unit" 10 "$db" \
+wait_for_in "... and does not keep the lock after the unit" 10 "$db" \
     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 424242" 0
 as sec_app "$db" "SELECT fetchq.doc_push('sec_appq', 'slow', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
 q "SELECT fetchq.doc_push('zz_victim', 'v3', 0, 0, clock_timestamp() + interval '2 seconds', '{}')" >/dev/null
-wait_for "a trigger that sleeps does not hold up the other queues (fetchq.task_timeout)" 15 "$db" \
+wait_for_in "a trigger that sleeps does not hold up the other queues (fetchq.task_timeout)" 15 "$db" \
     "SELECT status FROM fetchq_data.zz_victim__docs WHERE subject = 'v3'" 1
 psql -X -q -d postgres -c "ALTER SYSTEM RESET fetchq.task_timeout" -c "SELECT pg_reload_conf()" >/dev/null
 as sec_app "$db" "DROP TRIGGER stall ON fetchq_data.sec_appq__docs" >/dev/null

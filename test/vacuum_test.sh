@@ -6,33 +6,11 @@
 # $1: a database where CREATE EXTENSION fetchq was run. Takes about a minute.
 set -euo pipefail
 db=$1
-failures=0
 queue=vacuum_t
 docs="fetchq_data.${queue}__docs"
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+source "$(dirname "$0")/lib/checks.sh"
 
-ok() { echo "ok: $1"; }
-fail() {
-    echo "FAIL: $1"
-    failures=$((failures + 1))
-}
-
-# wait_for DESCRIPTION SECONDS SQL EXPECTED
-wait_for() {
-    local what=$1 secs=$2 sql=$3 want=$4 got=""
-    local deadline=$((SECONDS + secs))
-    while [ $SECONDS -lt $deadline ]; do
-        got=$(q "$sql" 2>/dev/null || true)
-        if [ "$got" = "$want" ]; then
-            ok "$what"
-            return 0
-        fi
-        sleep 0.2
-    done
-    fail "$what (wanted '$want', got '$got' after ${secs}s)"
-}
-
-# check DESCRIPTION SQL EXPECTED
+# check DESCRIPTION SQL EXPECTED: here check runs the statement itself.
 check() {
     local got
     got=$(q "$2" 2>&1 || true)

@@ -8,31 +8,8 @@ db=$1
 log=$PGHOST/server.log
 two="${db}_two"   # gets the extension, loses it, is dropped
 bare="${db}_bare" # never has it
-failures=0
-
-q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+source "$(dirname "$0")/lib/checks.sh"
 qdb() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
-ok() { echo "ok: $1"; }
-fail() {
-    echo "FAIL: $1"
-    failures=$((failures + 1))
-}
-check() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (wanted '$3', got '$2')"; fi; }
-
-# wait_for DESCRIPTION SECONDS SQL EXPECTED
-wait_for() {
-    local what=$1 secs=$2 sql=$3 want=$4 got=""
-    local deadline=$((SECONDS + secs))
-    while [ $SECONDS -lt $deadline ]; do
-        got=$(q "$sql" 2>/dev/null || true)
-        if [ "$got" = "$want" ]; then
-            ok "$what"
-            return 0
-        fi
-        sleep 0.2
-    done
-    fail "$what (wanted '$want', got '$got' after ${secs}s)"
-}
 
 # The server log from byte offset $1 on; mark: the current offset.
 since() { tail -c +$(($1 + 1)) "$log"; }

@@ -11,22 +11,11 @@ other="${db}_other"
 plain=fetchq_wsp_plain
 stats=fetchq_wsp_stats
 none=fetchq_wsp_none
-failures=0
-
+source "$(dirname "$0")/lib/checks.sh"
 qdb() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 # as ROLE SQL: one query in $db as ROLE (the test server trusts local roles).
 as() { psql -X -q -At -v ON_ERROR_STOP=1 -U "$1" -d "$db" -c "$2"; }
 
-pass() { echo "PASS: $1"; }
-fail() {
-    echo "FAIL: $1"
-    failures=$((failures + 1))
-}
-
-# check DESCRIPTION GOT WANT
-check() {
-    if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (wanted '$3', got '$2')"; fi
-}
 
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {
@@ -61,7 +50,7 @@ if [ "$got" != 2 ]; then
     fail "schedulers of $db and $other in worker_status within 30s (got '$got' databases)"
     exit 1
 fi
-pass "schedulers of $db and $other appear in worker_status"
+ok "schedulers of $db and $other appear in worker_status"
 
 # Rows of this database, and of others.
 rows="SELECT (count(*) FILTER (WHERE datname = current_database()) > 0) || '/' ||
@@ -80,7 +69,7 @@ if out=$(psql -X -q -At -v ON_ERROR_STOP=1 -U "$none" -d "$db" -c '\set VERBOSIT
     -c "SELECT count(*) FROM fetchq.worker_status()" 2>&1); then
     fail "a role with no grant is refused (it read: $out)"
 elif grep -q "42501: permission denied for schema fetchq" <<<"$out"; then
-    pass "a role with no grant is refused: permission denied for schema fetchq (42501)"
+    ok "a role with no grant is refused: permission denied for schema fetchq (42501)"
 else
     fail "a role with no grant is refused with 42501 on schema fetchq (got: $out)"
 fi

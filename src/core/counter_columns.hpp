@@ -25,10 +25,10 @@ inline constexpr std::array<std::string_view, 15> kCounterColumns = {
 // The column index of a standard counter, nullopt for any other name.
 std::optional<std::size_t> counter_column(std::string_view metric);
 
-// The counters reported for every queue (stats, metric_get_common,
-// metric_get_all): Fetchq's names, in fetchq.counters' order, then "exp",
-// the documents the expiry deleted, and "rtn", the finished documents the
-// retention deleted (rows of fetchq.custom_counters).
+// The counters reported for every queue by fetchq.stats: Fetchq's names, in
+// fetchq.counters' order, then "exp", the documents the expiry deleted, and
+// "rtn", the finished documents the retention deleted (rows of
+// fetchq.custom_counters). metric_get_common/all report all but rtn.
 inline constexpr std::array<std::string_view, 16> kReportedCounters = {
     "cnt", "pln", "pnd", "act", "cpl", "kll", "ent", "drp",
     "pkd", "prc", "res", "rej", "orp", "err", "exp", "rtn"};

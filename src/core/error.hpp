@@ -20,6 +20,7 @@ inline constexpr const char* kNullValueNotAllowed = "22004";
 inline constexpr const char* kFeatureNotSupported = "0A000";
 inline constexpr const char* kInternalError = "XX000";
 inline constexpr const char* kInsufficientPrivilege = "42501";
+inline constexpr const char* kNumericValueOutOfRange = "22003";
 }  // namespace sqlstate
 
 class Error : public std::runtime_error {

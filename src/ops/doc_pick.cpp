@@ -24,10 +24,8 @@ SPIPlanPtr pick_plan(const std::string& queue) {
             return "UPDATE " + docs + " AS d SET status = " + status_sql::active +
                    ", next_iteration = now() + $3, attempts = d.attempts + 1, lock_session = $4"
                    " WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " +
-                   docs + " WHERE status = " + status_sql::pending +
-                   " AND lock_upgrade IS NULL AND version = $1"
-                   " AND next_iteration <= now()"
-                   " AND (expires_at IS NULL OR expires_at > now())"
+                   docs + " WHERE " + status_sql::ready +
+                   " AND version = $1"
                    " ORDER BY priority DESC, next_iteration, attempts"
                    " LIMIT $2 FOR UPDATE SKIP LOCKED))"
                    " RETURNING d.subject, d.payload, d.version, d.priority, d.attempts,"

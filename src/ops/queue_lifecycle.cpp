@@ -57,14 +57,6 @@ int32_t insert_queue_row(const std::string& queue) {
     return static_cast<int32_t>(spi_int(0, 1));
 }
 
-bool docs_table_exists(const std::string& queue) {
-    const std::string name = core::docs_table(queue);
-    const char* relname = name.c_str();
-    return pg_call([&] {
-        return OidIsValid(get_relname_relid(relname, get_namespace_oid("fetchq_data", false)));
-    });
-}
-
 void add_default_jobs(const std::string& queue) {
     SPIPlanPtr plan = cached_plan(
         "", "queue_jobs",
@@ -119,7 +111,7 @@ CreatedQueue create_queue(const std::string& queue) {
         // An existing queue: as in Fetchq 4, not an error. A superuser is
         // warned when it belongs to an ordinary role, whose triggers the
         // superuser's pushes and outcomes would run with superuser rights.
-        if (docs_table_exists(queue)) {
+        if (OidIsValid(queue_owner_or_invalid(queue))) {
             warn_if_untrusted_owner(queue);
             return out;
         }

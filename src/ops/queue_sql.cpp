@@ -88,26 +88,32 @@ void require_queue_owner(std::string_view queue) {
                       "change the queue.");
 }
 
-bool queue_docs_allow(std::string_view queue, AclMode mode) {
-    const std::string name = core::docs_table(queue);
+namespace {
+
+// A table of schema fetchq_data; InvalidOid when missing (plain data: for
+// pg_call).
+Oid data_relid(const char* name) {
+    const Oid nsp = get_namespace_oid("fetchq_data", true);
+    return OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
+}
+
+// True when the table exists and the caller has `mode` on it.
+bool table_allows(const std::string& name, AclMode mode) {
     return pg_call([&] {
-        const Oid relid = get_relname_relid(name.c_str(), get_namespace_oid("fetchq_data", false));
+        const Oid relid = data_relid(name.c_str());
         return OidIsValid(relid) && pg_class_aclcheck(relid, GetUserId(), mode) == ACLCHECK_OK;
     });
 }
 
+}  // namespace
+
+bool queue_docs_allow(std::string_view queue, AclMode mode) {
+    return table_allows(core::docs_table(queue), mode);
+}
+
 bool queue_tables_readable(std::string_view queue) {
-    const std::string docs = core::docs_table(queue), logs = core::logs_table(queue);
-    return pg_call([&] {
-        const Oid nsp = get_namespace_oid("fetchq_data", true);
-        for (const std::string* name : {&docs, &logs}) {
-            const Oid relid = OidIsValid(nsp) ? get_relname_relid(name->c_str(), nsp) : InvalidOid;
-            if (!OidIsValid(relid) ||
-                pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-                return false;
-        }
-        return true;
-    });
+    return table_allows(core::docs_table(queue), ACL_SELECT) &&
+           table_allows(core::logs_table(queue), ACL_SELECT);
 }
 
 Oid queue_owner_for(std::string_view queue, AclMode mode, const std::string& table) {
@@ -115,7 +121,7 @@ Oid queue_owner_for(std::string_view queue, AclMode mode, const std::string& tab
     if (!OidIsValid(owner)) throw_queue_missing(queue);
     const std::string name = table.empty() ? core::docs_table(queue) : table;
     pg_call([&] {
-        const Oid relid = get_relname_relid(name.c_str(), get_namespace_oid("fetchq_data", false));
+        const Oid relid = data_relid(name.c_str());
         if (!OidIsValid(relid)) return;  // the statement will say the queue is missing
         const AclResult acl = pg_class_aclcheck(relid, GetUserId(), mode);
         if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, name.c_str());

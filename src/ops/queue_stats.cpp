@@ -11,17 +11,13 @@ using namespace fetchq::pg;
 
 namespace {
 
-// One pass, every figure a FILTER of it: completed and killed documents are
-// in no partial index (by design, so that they cost the hot queries
-// nothing), so counting them reads the table anyway, and the other figures
-// then come with the same pass for free instead of a probe each. "Ready"
-// is what doc_pick takes, version aside; the promotion skips planned
-// documents with a lock_upgrade, so they never become due.
+// One pass, every figure a FILTER of it: the planned, pending and active
+// counts include documents with a lock_upgrade, which no partial index
+// covers, so the table is read anyway, and the completed and killed counts
+// come with the same pass instead of a probe each. The promotion skips
+// planned documents with a lock_upgrade, so they never become due.
 std::string count_sql(std::string_view queue) {
     using namespace status_sql;
-    const std::string ready = "status = " + pending +
-                              " AND lock_upgrade IS NULL AND next_iteration <= now()"
-                              " AND (expires_at IS NULL OR expires_at > now())";
     return "SELECT count(*) FILTER (WHERE status = " + planned +
            "), count(*) FILTER (WHERE status = " + pending +
            "), count(*) FILTER (WHERE status = " + active +
@@ -29,15 +25,16 @@ std::string count_sql(std::string_view queue) {
            "), count(*) FILTER (WHERE status = " + killed + "), count(*) FILTER (WHERE " + ready +
            "), COALESCE(EXTRACT(EPOCH FROM now() - min(next_iteration) FILTER (WHERE " + ready +
            ")), 0)::float8, min(next_iteration) FILTER (WHERE status = " + planned +
-           " AND lock_upgrade IS NULL) FROM " + docs_rel(queue);
+           " AND lock_upgrade IS NULL), count(*) FROM " + docs_rel(queue);
 }
 
 }  // namespace
 
-DocCounts count_documents(std::string_view queue) {
+DocCounts count_documents(std::string_view queue, bool read_only) {
     SPIPlanPtr plan = queue_plan(queue, "stats_count", [&] { return count_sql(queue); }, {});
-    queue_execute(queue, plan, nullptr, nullptr, true);
+    queue_execute(queue, plan, nullptr, nullptr, read_only);
     DocCounts c;
+    c.total = spi_int(0, 9);
     c.planned = spi_int(0, 1);
     c.pending = spi_int(0, 2);
     c.active = spi_int(0, 3);

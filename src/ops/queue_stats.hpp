@@ -12,6 +12,7 @@
 namespace fetchq::ops {
 
 struct DocCounts {
+    int64_t total = 0;
     int64_t planned = 0;
     int64_t pending = 0;
     int64_t active = 0;
@@ -26,7 +27,8 @@ struct DocCounts {
 };
 
 // Counts the queue's documents in one pass over its table, in the caller's
-// snapshot. Run it as the queue's owner (as_queue_owner with ACL_SELECT).
-DocCounts count_documents(std::string_view queue);
+// snapshot, or in a new one when !read_only (to see the commits a lock just
+// waited for). Run it as the queue's owner (as_queue_owner with ACL_SELECT).
+DocCounts count_documents(std::string_view queue, bool read_only = true);
 
 }  // namespace fetchq::ops

@@ -28,12 +28,7 @@ Interval retention_interval(const std::string& text, const std::string& where) {
                     "invalid duration " + echo(text) + " " + where, {},
                     "Write a duration such as '30s', '5m', '24h' or '7 days'.");
     }
-    const bool negative = pg_call([&] {
-        Interval* zero = static_cast<Interval*>(palloc0(sizeof(Interval)));
-        return DatumGetBool(
-            DirectFunctionCall2(interval_lt, IntervalPGetDatum(iv), IntervalPGetDatum(zero)));
-    });
-    if (negative)
+    if (interval_sign(iv) < 0)
         throw Error(sqlstate::kInvalidParameterValue,
                     "negative duration " + echo(text) + " " + where, {},
                     "Write how far back to keep, such as '24h' or '7 days'.");

@@ -109,15 +109,18 @@ Interval* arg_duration(FunctionCallInfo fcinfo, int i, const char* name) {
     return parse_duration_or_throw(arg_text(fcinfo, i, name), name);
 }
 
+int interval_sign(const Interval* iv) {
+    return pg_call([&] {
+        Interval zero{};
+        const int32 c = DatumGetInt32(
+            DirectFunctionCall2(interval_cmp, IntervalPGetDatum(iv), IntervalPGetDatum(&zero)));
+        return c < 0 ? -1 : c > 0 ? 1 : 0;
+    });
+}
+
 Interval* parse_positive_duration_or_throw(const std::string& text, const char* name) {
     Interval* iv = parse_duration_or_throw(text, name);
-    // Compared as PostgreSQL compares intervals (a month is 30 days).
-    const bool positive = pg_call([&] {
-        Interval zero{};
-        return DatumGetBool(
-            DirectFunctionCall2(interval_gt, IntervalPGetDatum(iv), IntervalPGetDatum(&zero)));
-    });
-    if (!positive)
+    if (interval_sign(iv) <= 0)
         throw core::Error(core::sqlstate::kInvalidParameterValue,
                           std::string("argument ") + name + " must be longer than zero", {},
                           "Pass a positive duration, such as '30s' or '5m'.");
@@ -127,12 +130,7 @@ Interval* parse_positive_duration_or_throw(const std::string& text, const char* 
 Interval* arg_nonnegative_interval(FunctionCallInfo fcinfo, int i, const char* name) {
     if (arg_is_null(fcinfo, i)) throw_null_argument(name);
     Interval* iv = pg_call([&] { return PG_GETARG_INTERVAL_P(i); });
-    const bool negative = pg_call([&] {
-        Interval zero{};
-        return DatumGetBool(
-            DirectFunctionCall2(interval_lt, IntervalPGetDatum(iv), IntervalPGetDatum(&zero)));
-    });
-    if (negative)
+    if (interval_sign(iv) < 0)
         throw core::Error(core::sqlstate::kInvalidParameterValue,
                           std::string("argument ") + name + " must not be negative", {},
                           "Pass a delay such as '2 seconds', or NULL.");

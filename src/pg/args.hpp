@@ -35,6 +35,10 @@ Interval* parse_duration_or_throw(const std::string& text, const char* name);
 Interval* arg_positive_duration(FunctionCallInfo fcinfo, int i, const char* name);
 Interval* parse_positive_duration_or_throw(const std::string& text, const char* name);
 
+// -1, 0 or 1 as the interval compares with zero, the way PostgreSQL
+// compares intervals (a month is 30 days): '1 day -24 hours' is zero.
+int interval_sign(const Interval* iv);
+
 // An interval argument that must not be negative (22023).
 Interval* arg_nonnegative_interval(FunctionCallInfo fcinfo, int i, const char* name);
 

@@ -29,17 +29,20 @@ int sqlstate_code(const std::string& s) {
 
 }  // namespace
 
-void report_at(int level, const char* where, ErrorData* pg_error, const core::Error* own,
-               const char* other) {
-    const char* message = pg_error ? pg_error->message : own ? own->what() : other;
+void report_at(int level, const char* where, Caught* c) {
+    // Copied out and the C++ object destroyed before ereport.
+    const char* message = c->pg_error ? c->pg_error->message
+                          : c->own    ? pstrdup(c->own->what())
+                                      : c->other;
+    if (c->own != nullptr) c->own->~Error();
     ereport(level, (errmsg_internal("fetchq: %s: %s", where, message ? message : "error")));
-    if (own != nullptr) own->~Error();
 }
 
-void rethrow_as_ereport(ErrorData* pg_error, const core::Error* own, const char* other) {
-    if (pg_error != nullptr) ReThrowError(pg_error);
-    if (own != nullptr) {
+void rethrow_as_ereport(Caught* c) {
+    if (c->pg_error != nullptr) ReThrowError(c->pg_error);
+    if (c->own != nullptr) {
         // Copy into palloc'd memory and destroy the C++ object before ereport.
+        const core::Error* own = c->own;
         int code = sqlstate_code(own->sqlstate());
         char* message = pstrdup(own->what());
         char* detail = own->detail().empty() ? nullptr : pstrdup(own->detail().c_str());
@@ -49,7 +52,7 @@ void rethrow_as_ereport(ErrorData* pg_error, const core::Error* own, const char*
                 (errcode(code), errmsg_internal("%s", message),
                  detail ? errdetail_internal("%s", detail) : 0, hint ? errhint("%s", hint) : 0));
     }
-    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg_internal("%s", other)));
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg_internal("%s", c->other)));
     pg_unreachable();
 }
 

@@ -64,61 +64,67 @@ auto pg_call(F&& f) -> decltype(f()) {
     }
 }
 
-// Raises the error described by the exception; never returns.
-[[noreturn]] void rethrow_as_ereport(ErrorData* pg_error, const core::Error* own,
-                                     const char* other);
+// An exception caught at a boundary, kept as plain data so that nothing with
+// a destructor is alive when it is reported (own is placement-new'd into
+// own_storage and destroyed by the function that reports it).
+struct Caught {
+    ErrorData* pg_error = nullptr;
+    alignas(core::Error) unsigned char own_storage[sizeof(core::Error)];
+    core::Error* own = nullptr;
+    // Any other exception's message, copied without palloc: an error raised
+    // inside a catch block would longjmp out of it.
+    char other[512] = "";
+};
+
+// Runs f; returns true, with the exception in *c, when it threw.
+template <typename F>
+bool catch_into(Caught* c, F&& f) {
+    try {
+        f();
+        return false;
+    } catch (const PgError& e) {
+        c->pg_error = e.data();
+    } catch (const core::Error& e) {
+        try {
+            c->own = new (c->own_storage) core::Error(e);
+        } catch (const std::bad_alloc&) {
+            strlcpy(c->other, "out of memory in fetchq", sizeof(c->other));
+        }
+    } catch (const std::bad_alloc&) {
+        strlcpy(c->other, "out of memory in fetchq", sizeof(c->other));
+    } catch (const std::exception& e) {
+        strlcpy(c->other, e.what(), sizeof(c->other));
+    } catch (...) {
+        strlcpy(c->other, "unknown C++ exception in fetchq", sizeof(c->other));
+    }
+    return true;
+}
+
+// Raises the caught error; never returns.
+[[noreturn]] void rethrow_as_ereport(Caught* c);
 // Reports it at `level` (below ERROR: returns) naming `where`.
-void report_at(int level, const char* where, ErrorData* pg_error, const core::Error* own,
-               const char* other);
+void report_at(int level, const char* where, Caught* c);
 // Throws when fetchq.fault_injection names `where` (pg/fault_injection.cpp).
 void maybe_inject_fault(const char* where);
 
 template <typename F>
 Datum sql_entry(F&& f) {
-    ErrorData* pg_error = nullptr;
-    // Plain buffers: nothing with a destructor may be alive at ereport time.
-    alignas(core::Error) unsigned char own_storage[sizeof(core::Error)];
-    core::Error* own = nullptr;
-    const char* other = nullptr;
-    try {
-        return f();
-    } catch (const PgError& e) {
-        pg_error = e.data();
-    } catch (const core::Error& e) {
-        own = new (own_storage) core::Error(e);
-    } catch (const std::bad_alloc&) {
-        other = "out of memory in fetchq";
-    } catch (const std::exception& e) {
-        other = pstrdup(e.what());
-    } catch (...) {
-        other = "unknown C++ exception in fetchq";
-    }
-    rethrow_as_ereport(pg_error, own, other);
+    Caught c;
+    Datum result = (Datum)0;
+    if (!catch_into(&c, [&] { result = f(); })) return result;
+    rethrow_as_ereport(&c);
 }
 
 template <typename F>
 void callback_entry(int level, const char* where, F&& f) {
-    ErrorData* pg_error = nullptr;
-    alignas(core::Error) unsigned char own_storage[sizeof(core::Error)];
-    core::Error* own = nullptr;
-    const char* other = nullptr;
-    try {
-        maybe_inject_fault(where);
-        f();
+    Caught c;
+    if (!catch_into(&c, [&] {
+            maybe_inject_fault(where);
+            f();
+        }))
         return;
-    } catch (const PgError& e) {
-        pg_error = e.data();
-    } catch (const core::Error& e) {
-        own = new (own_storage) core::Error(e);
-    } catch (const std::bad_alloc&) {
-        other = "out of memory in fetchq";
-    } catch (const std::exception& e) {
-        other = pstrdup(e.what());
-    } catch (...) {
-        other = "unknown C++ exception in fetchq";
-    }
-    if (level >= ERROR) rethrow_as_ereport(pg_error, own, other);
-    report_at(level, where, pg_error, own, other);
+    if (level >= ERROR) rethrow_as_ereport(&c);
+    report_at(level, where, &c);
 }
 
 }  // namespace fetchq::pg

@@ -78,25 +78,33 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
     return affected(n);
 }
 
-// doc_reject(queue, subject, message, details [, ref_id [, delay [, attempts]]]):
-// back to pending (at once, or `delay` from now), or killed when its
+// Back to pending (at once, or `delay` from now), or killed when its
 // attempts reached the queue's max_attempts; the reason goes to the log.
-Datum doc_reject(FunctionCallInfo fcinfo) {
+// ref_id, delay and attempts are the arguments at those places, if any
+// (ref_id_at < 0: the form has none).
+Datum reject_call(FunctionCallInfo fcinfo, int ref_id_at, int delay_at, int attempts_at) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
     Rejection why;
     why.message = arg_text(fcinfo, 2, "message");
     why.details = arg_fetchq4_json(fcinfo, 3, &why.details_null);
-    why.ref_id = PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
-    if (PG_NARGS() > 5 && !arg_is_null(fcinfo, 5))
-        why.delay = arg_nonnegative_interval(fcinfo, 5, "delay");
-    const Fence attempts = arg_fence(fcinfo, 6);
+    if (ref_id_at >= 0 && PG_NARGS() > ref_id_at) why.ref_id = arg_text_or_null(fcinfo, ref_id_at);
+    if (PG_NARGS() > delay_at && !arg_is_null(fcinfo, delay_at))
+        why.delay = arg_nonnegative_interval(fcinfo, delay_at, "delay");
+    const Fence attempts = arg_fence(fcinfo, attempts_at);
     check_log_entry(subject, why.message);
     spi_connect();
     const int64_t n = reject(queue, subject, why, attempts);
     spi_finish();
     return affected(n);
 }
+
+// doc_reject(queue, subject, message, details [, ref_id [, delay [, attempts]]])
+Datum doc_reject(FunctionCallInfo fcinfo) { return reject_call(fcinfo, 4, 5, 6); }
+
+// doc_reject(queue, subject, message, details, delay): the same with no
+// ref_id, so that a call can name the delay alone.
+Datum doc_reject_delayed(FunctionCallInfo fcinfo) { return reject_call(fcinfo, -1, 4, 5); }
 
 // doc_extend(queue, subject, duration [, attempts]): the lock of an active
 // document ends `duration` from now.
@@ -146,6 +154,7 @@ FETCHQ_SQL_FUNCTION(fetchq_doc_complete_many, fetchq::sql_api::doc_complete_many
 FETCHQ_SQL_FUNCTION(fetchq_doc_drop, fetchq::sql_api::doc_drop)
 FETCHQ_SQL_FUNCTION(fetchq_doc_reschedule, fetchq::sql_api::doc_reschedule)
 FETCHQ_SQL_FUNCTION(fetchq_doc_reject, fetchq::sql_api::doc_reject)
+FETCHQ_SQL_FUNCTION(fetchq_doc_reject_delayed, fetchq::sql_api::doc_reject_delayed)
 FETCHQ_SQL_FUNCTION(fetchq_doc_extend, fetchq::sql_api::doc_extend)
 FETCHQ_SQL_FUNCTION(fetchq_doc_retry, fetchq::sql_api::doc_retry)
 FETCHQ_SQL_FUNCTION(fetchq_doc_retry_many, fetchq::sql_api::doc_retry_many)

@@ -63,6 +63,13 @@ CREATE FUNCTION fetchq.doc_reject(queue VARCHAR, subject VARCHAR, message VARCHA
     OUT affected_rows INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_doc_reject' LANGUAGE C VOLATILE;
 
+-- fetchq: the same without ref_id, so that a call may name `delay` alone
+-- (`delay => '2 seconds'`). No default anywhere here, nor an attempts
+-- argument: either would make this form or Fetchq 4's ambiguous.
+CREATE FUNCTION fetchq.doc_reject(queue VARCHAR, subject VARCHAR, message VARCHAR,
+    details JSONB, delay INTERVAL, OUT affected_rows INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_doc_reject_delayed' LANGUAGE C VOLATILE;
+
 -- fetchq: lease extension of an active document.
 CREATE FUNCTION fetchq.doc_extend(queue VARCHAR, subject VARCHAR, duration VARCHAR,
     attempts INTEGER DEFAULT NULL, OUT affected_rows INTEGER)

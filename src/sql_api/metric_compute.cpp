@@ -8,7 +8,7 @@
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "ops/doc_status_sql.hpp"
+#include "ops/queue_stats.hpp"
 
 namespace fetchq::sql_api {
 namespace {
@@ -20,28 +20,19 @@ struct Computed {
     int32_t cnt, pln, pnd, act, kll, cpl;
 };
 
+// Fetchq 4 returns the counts as integer: a count past its range is an
+// error, not a wrapped number.
+int32_t int4_count(int64_t n) {
+    if (n > INT32_MAX)
+        throw core::Error(core::sqlstate::kNumericValueOutOfRange, "integer out of range");
+    return static_cast<int32_t>(n);
+}
+
+// In a snapshot of its own: reset() counts the commits its lock waited for.
 Computed compute(const std::string& queue) {
-    SPIPlanPtr plan =
-        queue_plan(queue, "metric_compute",
-                   [&] {
-                       using namespace status_sql;
-                       return "SELECT count(*)::int4, (count(*) FILTER (WHERE status = " + planned +
-                              "))::int4, (count(*) FILTER (WHERE status = " + pending +
-                              "))::int4, (count(*) FILTER (WHERE status = " + active +
-                              "))::int4, (count(*) FILTER (WHERE status = " + killed +
-                              "))::int4, (count(*) FILTER (WHERE status = " + completed +
-                              "))::int4 FROM " + docs_rel(queue);
-                   },
-                   {});
-    queue_execute(queue, plan, nullptr, nullptr);
-    Computed c;
-    c.cnt = static_cast<int32_t>(spi_int(0, 1));
-    c.pln = static_cast<int32_t>(spi_int(0, 2));
-    c.pnd = static_cast<int32_t>(spi_int(0, 3));
-    c.act = static_cast<int32_t>(spi_int(0, 4));
-    c.kll = static_cast<int32_t>(spi_int(0, 5));
-    c.cpl = static_cast<int32_t>(spi_int(0, 6));
-    return c;
+    const DocCounts d = count_documents(queue, false);
+    return {int4_count(d.total),  int4_count(d.planned), int4_count(d.pending),
+            int4_count(d.active), int4_count(d.killed),  int4_count(d.completed)};
 }
 
 // Drops every counter and log entry of the queue, then sets the status

@@ -20,10 +20,11 @@ using namespace fetchq::pg;
 using namespace fetchq::ops;
 
 // The columns of metric_get_common / metric_get_all, in order: Fetchq 4's
-// fourteen, then exp and rtn (fetchq's own, so they come last).
-constexpr std::array<const char*, 16> kCommon = {"cnt", "pnd", "pln", "act", "cpl", "kll",
-                                                 "ent", "drp", "pkd", "prc", "res", "rej",
-                                                 "orp", "err", "exp", "rtn"};
+// fourteen, then exp (fetchq's own, so it comes last). The retention's rtn is
+// read with metric_get and fetchq.stats.
+constexpr std::array<const char*, 15> kCommon = {"cnt", "pnd", "pln", "act", "cpl",
+                                                 "kll", "ent", "drp", "pkd", "prc",
+                                                 "res", "rej", "orp", "err", "exp"};
 
 // Where each column's counter is in QueueCounters::values; a name that is not
 // a reported counter fails the build.
@@ -95,7 +96,7 @@ Datum metric_get_total(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
-// The INTEGER columns of one row: kCommon's counters, then exp. A counter
+// The INTEGER columns of one row, kCommon's counters (exp last). A counter
 // never written reads 0, as the other readers of counters say.
 void common_datums(const QueueCounters& r, Datum* values, bool* nulls) {
     for (std::size_t i = 0; i < kCommon.size(); ++i) {

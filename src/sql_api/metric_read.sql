@@ -16,13 +16,12 @@ CREATE FUNCTION fetchq.metric_get_common(queue VARCHAR,
     OUT cnt INTEGER, OUT pnd INTEGER, OUT pln INTEGER, OUT act INTEGER, OUT cpl INTEGER,
     OUT kll INTEGER, OUT ent INTEGER, OUT drp INTEGER, OUT pkd INTEGER, OUT prc INTEGER,
     OUT res INTEGER, OUT rej INTEGER, OUT orp INTEGER, OUT err INTEGER,
-    -- fetchq's own: documents deleted because they expired, finished
-    -- documents deleted by the queue's retention
-    OUT exp INTEGER, OUT rtn INTEGER)
+    -- fetchq's own: documents deleted because they expired
+    OUT exp INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_metric_get_common' LANGUAGE C VOLATILE;
 
 CREATE FUNCTION fetchq.metric_get_all()
 RETURNS TABLE (queue VARCHAR, cnt INTEGER, pnd INTEGER, pln INTEGER, act INTEGER,
     cpl INTEGER, kll INTEGER, ent INTEGER, drp INTEGER, pkd INTEGER, prc INTEGER,
-    res INTEGER, rej INTEGER, orp INTEGER, err INTEGER, exp INTEGER, rtn INTEGER)
+    res INTEGER, rej INTEGER, orp INTEGER, err INTEGER, exp INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_metric_get_all' LANGUAGE C VOLATILE;

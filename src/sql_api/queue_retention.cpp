@@ -69,8 +69,7 @@ Datum queue_set_default_ttl(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     Interval* ttl = nullptr;
     if (auto text = arg_text_or_null(fcinfo, 1)) ttl = parse_duration_or_throw(*text, "ttl");
-    if (ttl != nullptr && (ttl->month < 0 || ttl->day < 0 || ttl->time < 0 ||
-                           (ttl->month == 0 && ttl->day == 0 && ttl->time == 0)))
+    if (ttl != nullptr && interval_sign(ttl) <= 0)
         throw Error(sqlstate::kInvalidParameterValue, "argument ttl must be positive", {},
                     "Pass a duration such as '10m' or '1 day', or NULL for no expiry.");
     spi_connect();

@@ -212,8 +212,7 @@ Datum queue_set_retry_policy(FunctionCallInfo fcinfo) {
 Interval* arg_retention(FunctionCallInfo fcinfo, int i, const char* name) {
     if (arg_is_null(fcinfo, i)) return nullptr;
     Interval* iv = arg_nonnegative_interval(fcinfo, i, name);
-    const bool zero = iv->month == 0 && iv->day == 0 && iv->time == 0;
-    if (zero)
+    if (interval_sign(iv) == 0)
         throw core::Error(core::sqlstate::kInvalidParameterValue,
                           std::string("argument ") + name + " must be longer than zero", {},
                           "Pass how long to keep them, such as '7 days', or NULL for ever.");

@@ -2,7 +2,8 @@
 // unit that fails on every try (a queue owner's trigger that raises) would
 // otherwise write the same line each time: the first failure of a series is
 // logged, then at most one a minute with the count of those left out, then
-// the success that ends the series. Pure C++ (no PostgreSQL header), so the
+// the success that ends the series. A unit waits before its next try, longer
+// after each failure in a row (core/backoff.hpp). Pure C++ (no PostgreSQL header), so the
 // unit tests check it; times are microseconds, as TimestampTz.
 #pragma once
 
@@ -12,6 +13,8 @@
 #include <utility>
 
 #include <boost/container/flat_map.hpp>
+
+#include "core/backoff.hpp"
 
 namespace fetchq::worker {
 
@@ -29,6 +32,7 @@ class FailureLog {
     Verdict failed(const std::string& queue, const std::string& what, int64_t now) {
         Series& s = series_[{queue, what}];
         s.failures++;
+        s.retry_at = now + core::backoff_ms(static_cast<int>(s.failures)) * 1000;
         Verdict v;
         if (s.failures > 1 && now - s.last_line < kRepeatUs) {
             s.left_out++;
@@ -51,6 +55,12 @@ class FailureLog {
         return failures;
     }
 
+    // When `what` may be tried again (0: at once, it is not failing).
+    int64_t retry_at(const std::string& queue, const std::string& what) const {
+        auto it = series_.find({queue, what});
+        return it == series_.end() ? 0 : it->second.retry_at;
+    }
+
     // Nothing failing: a success needs no lookup.
     bool empty() const { return series_.empty(); }
 
@@ -68,6 +78,7 @@ class FailureLog {
         int64_t failures = 0;   // in a row
         int64_t left_out = 0;   // since last_line
         int64_t last_line = 0;  // when the last LOG line was written
+        int64_t retry_at = 0;   // no try before (backoff after the last failure)
     };
     boost::container::flat_map<std::pair<std::string, std::string>, Series> series_;
 };

@@ -119,9 +119,14 @@ bool start_scheduler(Oid dboid, const char* dbname) {
 void reap(DbSlot* slot, TimestampTz now) {
     auto it = handles().find(slot->dboid);
     if (it == handles().end()) return;
-    pid_t pid;
-    if (GetBackgroundWorkerPid(it->second, &pid) != BGWH_STOPPED) return;
-    pfree(it->second);
+    BackgroundWorkerHandle* handle = it->second;
+    const bool stopped = pg::pg_call([&] {
+        pid_t pid;
+        if (GetBackgroundWorkerPid(handle, &pid) != BGWH_STOPPED) return false;
+        pfree(handle);
+        return true;
+    });
+    if (!stopped) return;
     handles().erase(it);
     if (slot->state == kSlotRunning || slot->state == kSlotStarting) {
         slot->failures++;

@@ -2,10 +2,8 @@
 // until the earliest due moment (a planned document, an expiring lock) or
 // fetchq.naptime, then maintains every queue in short transactions, each run
 // as the owner of the queue's tables so no user code runs as superuser.
-#include <iterator>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/backoff.hpp"
@@ -46,8 +44,7 @@ struct Queue {
 };
 
 DbSlot* g_slot = nullptr;
-bool g_started = false;      // "started" was logged: a stop is logged too
-bool g_stop_logged = false;  // a planned stop said why already
+bool g_started = false;  // "started" was logged: a stop is logged too
 
 // --- transactions ----------------------------------------------------------
 
@@ -112,29 +109,31 @@ std::vector<Queue> list_queues(std::string* error) {
     return queues;
 }
 
-// Earliest planned document or lock expiry of a queue (DT_NOEND if none).
+// Earliest planned document, lock expiry, document expiry or end of
+// retention of a queue (DT_NOEND if none): one statement of partial-index
+// probes; those of finished documents only when their retention is set.
 TimestampTz next_due(const std::string& queue) {
     SPIPlanPtr plan = ops::queue_plan(
         queue, "next_due",
         [&] {
             using namespace ops::status_sql;
             const std::string docs = ops::docs_rel(queue);
-            // ... and when the oldest finished document passes the retention.
+            const auto oldest = [&](const std::string& status, const char* retention) {
+                return "(SELECT min(last_iteration) FROM " + docs + " WHERE status = " + status +
+                       " AND q." + retention + " IS NOT NULL) + q." + retention;
+            };
             return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
                    " WHERE status = " + planned +
                    " AND lock_upgrade IS NULL), (SELECT min(next_iteration) FROM " + docs +
                    " WHERE status = " + active +
                    " AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " + docs +
-                   " WHERE expires_at IS NOT NULL AND status IN " + waiting +
-                   "), (SELECT min(last_iteration) FROM " + docs + " WHERE status = " + completed +
-                   ") + (SELECT q.completed_retention FROM fetchq.queues q WHERE q.name = $1),"
-                   " (SELECT min(last_iteration) FROM " +
-                   docs + " WHERE status = " + killed +
-                   ") + (SELECT q.killed_retention FROM fetchq.queues q WHERE q.name = $1))";
+                   " WHERE expires_at IS NOT NULL AND status IN " + waiting + "), " +
+                   oldest(completed, "completed_retention") + ", " +
+                   oldest(killed, "killed_retention") + ") FROM fetchq.queues q WHERE q.name = $1";
         },
         {TEXTOID});
     Datum name = pg::to_text(queue);
-    ops::queue_execute(queue, plan, &name, nullptr, true, 1);
+    if (ops::queue_execute(queue, plan, &name, nullptr, true, 1) == 0) return DT_NOEND;
     bool isnull = false;
     Datum d = pg::spi_value(0, 1, &isnull);
     return isnull ? DT_NOEND : DatumGetTimestampTz(d);
@@ -177,28 +176,11 @@ struct RoundTotals {
 
 // Queues whose maintenance failed (an owner's trigger that raised, or ran past
 // fetchq.task_timeout) wait before their next try, longer after each failure
-// in a row, so that one queue cannot take every round's time.
-// The same for a queue's periodic jobs and for the release of its session-
-// bound documents: an owner's slow trigger on its metric history or its
-// documents cannot take every round's time either.
-struct Retry {
-    int failures = 0;
-    TimestampTz at = 0;
-};
-using Retries = std::unordered_map<std::string, Retry>;
-Retries g_retry, g_job_retry, g_release_retry;
-
-bool waiting(const Retries& retries, const std::string& queue, TimestampTz now) {
-    auto it = retries.find(queue);
-    return it != retries.end() && it->second.at > now;
-}
-
-// Returns when the queue may try again.
-TimestampTz back_off(Retries* retries, const std::string& queue) {
-    Retry& retry = (*retries)[queue];
-    retry.failures++;
-    retry.at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), core::backoff_ms(retry.failures));
-    return retry.at;
+// in a row, so that one queue cannot take every round's time. The same for a
+// queue's periodic jobs and for the release of its session-bound documents.
+// The failure log keeps the series of each unit, and so its next try.
+bool waiting(const std::string& queue, const std::string& what, TimestampTz now) {
+    return failure_log().retry_at(queue, what) > now;
 }
 
 std::string maintenance_of(const std::string& queue) {
@@ -207,11 +189,12 @@ std::string maintenance_of(const std::string& queue) {
 
 // Maintains one queue in batches; returns its next due moment.
 TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
-    if (auto it = g_retry.find(q.name); it != g_retry.end() && it->second.at > now)
-        return it->second.at;
+    if (const TimestampTz retry = failure_log().retry_at(q.name, maintenance_of(q.name));
+        retry > now)
+        return retry;
     TimestampTz due = DT_NOEND;
-    // An idle queue costs one statement (three probes of partial indexes):
-    // its tasks run only when something in it is due.
+    // An idle queue costs one statement (next_due): its tasks run only when
+    // something in it is due.
     std::string error;
     if (in_spi_transaction(
             q.owner, [&] { due = next_due(q.name); }, &error) &&
@@ -219,7 +202,12 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         return due;
     const int32_t limit = settings.batch_size;
     for (int batch = 0; batch < 1000; ++batch) {
-        pg::pg_call([] { CHECK_FOR_INTERRUPTS(); });
+        // A cancel between two units is dropped, as in the main loop: it
+        // must not end the scheduler.
+        pg::pg_call([] {
+            QueryCancelPending = false;
+            CHECK_FOR_INTERRUPTS();
+        });
         MaintenanceCounts counts;
         int64_t expired = 0, purged = 0;
         error.clear();
@@ -236,13 +224,12 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
             totals->failures++;
             totals->error = "queue " + q.name + ": " + error;
             log_failure(q.name, maintenance_of(q.name), error);
-            return back_off(&g_retry, q.name);
+            return failure_log().retry_at(q.name, maintenance_of(q.name));
         }
         totals->promoted += counts.activated;
         totals->orphans += counts.rescheduled + counts.killed;
         totals->expired += expired;
         totals->purged += purged;
-        g_retry.erase(q.name);
         if (!failure_log().empty()) log_recovery(q.name, maintenance_of(q.name));
         const bool more = counts.activated == limit || counts.rescheduled == limit ||
                           counts.killed == limit || expired == limit || purged >= limit;
@@ -296,7 +283,7 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
             }
             continue;
         }
-        if (waiting(g_release_retry, q.name, start)) {
+        if (waiting(q.name, release_of(q.name), start)) {
             // Tried again on a later run; the safety net runs every minute.
             pg_atomic_write_u32(&g_slot->sessions_ended, 1);
             continue;
@@ -307,10 +294,8 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
                 &failed)) {
             error = "queue " + q.name + ": " + failed;
             log_failure(q.name, release_of(q.name), failed);
-            back_off(&g_release_retry, q.name);
-        } else {
-            g_release_retry.erase(q.name);
-            if (!failure_log().empty()) log_recovery(q.name, release_of(q.name));
+        } else if (!failure_log().empty()) {
+            log_recovery(q.name, release_of(q.name));
         }
     }
     record(kTaskSessions, released + static_cast<int64_t>(ended.size()), ms_since(start),
@@ -348,19 +333,17 @@ TimestampTz run_periodic_jobs() {
         if (!known) continue;  // a job row of a queue without tables
         // 'lgp' is of no queue ('*').
         const std::string queue = job.task == "lgp" ? std::string() : job.queue;
-        if (!queue.empty() && waiting(g_job_retry, queue, start)) continue;
+        if (!queue.empty() && waiting(queue, job_of(job), start)) continue;
         std::string failed;
         const bool ok = in_spi_transaction(
             owner, [&] { run_periodic_job(job); }, &failed);
         const bool is_snapshot = job.task == "sts";
         if (ok) {
             (is_snapshot ? snapshots : retentions)++;
-            if (!queue.empty()) g_job_retry.erase(queue);
             if (!failure_log().empty()) log_recovery(queue, job_of(job));
         } else {
             (is_snapshot ? snap_error : drop_error) = job.task + " " + job.queue + ": " + failed;
             log_failure(queue, job_of(job), failed);
-            if (!queue.empty()) back_off(&g_job_retry, queue);
         }
     }
     // A failed look at fetchq.jobs (a role holding a lock on it, say) must
@@ -385,9 +368,6 @@ void forget_dropped_queues(const std::vector<Queue>& queues) {
         return false;
     };
     failure_log().retain(listed);
-    for (Retries* retries : {&g_retry, &g_job_retry, &g_release_retry})
-        for (auto it = retries->begin(); it != retries->end();)
-            it = listed(it->first) ? std::next(it) : retries->erase(it);
 }
 
 // Maintains every queue; returns when the queues need the next round.
@@ -402,8 +382,7 @@ TimestampTz run_round() {
     if (!error.empty()) {
         totals.failures++;
         totals.error = error;
-    } else if (!failure_log().empty() || !g_retry.empty() || !g_job_retry.empty() ||
-               !g_release_retry.empty()) {
+    } else if (!failure_log().empty()) {
         forget_dropped_queues(queues);
     }
     static bool first_round = true;
@@ -498,7 +477,8 @@ void detach(int, Datum) {
     }
     LWLockRelease(s->lock);
     wake_launcher();
-    if (!g_started || g_stop_logged) return;
+    // leave_without_extension said why already.
+    if (!g_started || state == kSlotNoExtension) return;
     // An unplanned stop (a SIGTERM, an error) says why in the line before.
     if (state == kSlotPaused)
         ereport(LOG, (errmsg("fetchq scheduler for database \"%s\" will stop because of %s",
@@ -549,7 +529,6 @@ void start_running() {
     g_slot->no_extension_logged = true;
     g_slot->state = kSlotNoExtension;
     LWLockRelease(s->lock);
-    g_stop_logged = true;
     if (dropped)
         ereport(LOG, (errmsg("fetchq scheduler for database \"%s\" will stop because extension "
                              "\"fetchq\" was dropped",

@@ -57,11 +57,13 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
         *error = e.what();
     }
     // Abort restores the user id and the settings, and releases SPI,
-    // snapshots and locks.
-    disable_timeout(STATEMENT_TIMEOUT, false);
-    QueryCancelPending = false;
-    AbortOutOfAnyTransaction();
-    drop_session_leftovers();
+    // snapshots and locks. An error here is the worker's own and ends it.
+    pg::pg_call([] {
+        disable_timeout(STATEMENT_TIMEOUT, false);
+        QueryCancelPending = false;
+        AbortOutOfAnyTransaction();
+        drop_session_leftovers();
+    });
     return false;
 }
 

@@ -37,7 +37,8 @@ struct TableStats {
 
 struct Table {
     Oid relid = InvalidOid;
-    std::string name;  // quoted, for messages
+    std::string name;   // quoted, for messages
+    std::string queue;  // whose table it is (empty for the catalog's)
     TableStats before{};
     bool attempted = false;
     double ms = 0;
@@ -50,8 +51,8 @@ void list_tables(std::vector<Table>* tables) {
         "", "vacuum_tables",
         [] {
             return std::string(
-                "SELECT c.oid, quote_ident(n.nspname) || '.' || quote_ident(c.relname) "
-                "FROM fetchq.queues q "
+                "SELECT c.oid, quote_ident(n.nspname) || '.' || quote_ident(c.relname), "
+                "q.name::text FROM fetchq.queues q "
                 "CROSS JOIN (VALUES ('__docs'), ('__logs'), ('__metrics')) AS s(suffix) "
                 "JOIN pg_class c ON c.oid = to_regclass('fetchq_data.' || "
                 "quote_ident(q.name || s.suffix)) "
@@ -59,10 +60,10 @@ void list_tables(std::vector<Table>* tables) {
                 "WHERE c.relkind = 'r' "
                 // The counter rows take an update per transaction: the
                 // hottest tables of all.
-                "UNION ALL SELECT 'fetchq.counters'::regclass::oid, 'fetchq.counters' "
+                "UNION ALL SELECT 'fetchq.counters'::regclass::oid, 'fetchq.counters', '' "
                 "UNION ALL SELECT 'fetchq.custom_counters'::regclass::oid, "
-                "'fetchq.custom_counters' "
-                "UNION ALL SELECT 'fetchq.jobs'::regclass::oid, 'fetchq.jobs' "
+                "'fetchq.custom_counters', '' "
+                "UNION ALL SELECT 'fetchq.jobs'::regclass::oid, 'fetchq.jobs', '' "
                 "ORDER BY 2");
         },
         {});
@@ -72,6 +73,7 @@ void list_tables(std::vector<Table>* tables) {
         Table t;
         t.relid = DatumGetObjectId(pg::spi_value(row, 1, &isnull));
         t.name = pg::spi_text(row, 2);
+        t.queue = pg::spi_text(row, 3);
         tables->push_back(std::move(t));
     }
     pg::spi_finish();
@@ -203,10 +205,10 @@ VacuumRound vacuum_hot_tables() {
         const TimestampTz start = GetCurrentTimestamp();
         if (!run_vacuum(t.relid, activity.c_str(), message, sizeof(message))) {
             if (round.error.empty()) round.error = "table " + t.name + ": " + message;
-            log_failure("", "vacuum of table " + t.name, message);
+            log_failure(t.queue, "vacuum of table " + t.name, message);
             continue;
         }
-        if (!failure_log().empty()) log_recovery("", "vacuum of table " + t.name);
+        if (!failure_log().empty()) log_recovery(t.queue, "vacuum of table " + t.name);
         t.attempted = true;
         t.ms = ms_since(start);
     }

@@ -72,3 +72,17 @@ TEST(FailureLog, RetainForgetsDroppedQueuesButNotUnitsOfNoQueue) {
     EXPECT_EQ(log.succeeded("", "job lgp"), 1);
     EXPECT_TRUE(log.empty());
 }
+
+TEST(FailureLog, EachFailureInARowWaitsTwiceAsLongBeforeTheNextTry) {
+    FailureLog log;
+    EXPECT_EQ(log.retry_at("q", kWhat), 0);  // not failing: may run at once
+    log.failed("q", kWhat, 10 * kSecond);
+    EXPECT_EQ(log.retry_at("q", kWhat), 11 * kSecond);
+    log.failed("q", kWhat, 11 * kSecond);
+    EXPECT_EQ(log.retry_at("q", kWhat), 13 * kSecond);
+    log.failed("q", kWhat, 13 * kSecond);
+    EXPECT_EQ(log.retry_at("q", kWhat), 17 * kSecond);
+    EXPECT_EQ(log.retry_at("q", "job sts of queue \"q\""), 0);  // per unit
+    log.succeeded("q", kWhat);
+    EXPECT_EQ(log.retry_at("q", kWhat), 0);
+}
