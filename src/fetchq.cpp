@@ -4,6 +4,7 @@
 // write the counters of a commit and wake the scheduler.
 #include "ops/counters.hpp"
 #include "ops/queue_defaults.hpp"
+#include "ops/route_cache.hpp"
 #include "ops/settings.hpp"
 #include "ops/shared_state.hpp"
 #include "ops/wake.hpp"
@@ -53,6 +54,7 @@ extern "C" PGDLLEXPORT void _PG_init(void) {
     fetchq::pg::define_fetchq4_quoting();
     fetchq::ops::metrics_register_callbacks();
     fetchq::ops::queue_defaults_register();
+    fetchq::ops::route_cache_register();
     RegisterXactCallback(on_xact, nullptr);
     if (!preloaded) return;
     fetchq::ops::request_shared_memory();

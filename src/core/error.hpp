@@ -21,6 +21,8 @@ inline constexpr const char* kFeatureNotSupported = "0A000";
 inline constexpr const char* kInternalError = "XX000";
 inline constexpr const char* kInsufficientPrivilege = "42501";
 inline constexpr const char* kNumericValueOutOfRange = "22003";
+inline constexpr const char* kWrongObjectType = "42809";
+inline constexpr const char* kObjectNotInPrerequisiteState = "55000";
 }  // namespace sqlstate
 
 class Error : public std::runtime_error {

@@ -1,5 +1,6 @@
 #include "ops/doc_push.hpp"
 
+#include <memory>
 #include <optional>
 
 #include "core/error.hpp"
@@ -7,6 +8,7 @@
 #include "ops/doc_status_sql.hpp"
 #include "ops/queue_defaults.hpp"
 #include "ops/queue_sql.hpp"
+#include "ops/route_delivery.hpp"
 #include "ops/wake.hpp"
 
 namespace fetchq::ops {
@@ -31,14 +33,60 @@ void count_pushed(const std::string& queue, int32_t version, DocStatus status, i
 
 // Expiry of pushed documents: the given one, else now() + the queue's
 // default_ttl (none when the queue has none). The scheduler is told.
-std::optional<TimestampTz> expiry_of(const std::string& queue, const TimestampTz* given) {
-    const std::optional<TimestampTz> at =
-        given ? std::optional<TimestampTz>(*given) : default_expiry(queue);
+std::optional<TimestampTz> expiry_of(const std::string& queue, const Expiry& expiry) {
+    const std::optional<TimestampTz> at = expiry.from_queue ? default_expiry(queue) : expiry.at;
     if (at) note_due(*at);
     return at;
 }
 
-// One document; 1 when queued, 0 when the subject already exists.
+// A topic keeps nothing, so no insert checks the pusher's right to push into
+// it: checked here.
+void require_topic_push(const std::string& topic) { queue_owner_for(topic, ACL_INSERT, {}); }
+
+// The rows a routed batch insert returned (subject, priority, payload).
+Arrivals returned_arrivals(uint64_t rows, int32_t version, TimestampTz next_iteration,
+                           std::optional<TimestampTz> expires_at) {
+    Arrivals docs;
+    docs.version = version;
+    docs.next_iteration = next_iteration;
+    docs.expires_at = expires_at;
+    for (uint64_t row = 0; row < rows; ++row) {
+        bool isnull = false;
+        docs.subjects.push_back(spi_value(row, 1, &isnull));
+        docs.priorities.push_back(spi_value(row, 2, &isnull));
+        docs.payloads.push_back(spi_value(row, 3, &isnull));
+        docs.payload_nulls.push_back(isnull);
+    }
+    return docs;
+}
+
+// The documents of a batch offered to a topic, as given.
+Arrivals given_arrivals(Datum subjects, Datum priorities, Datum payloads, int32_t version,
+                        TimestampTz next_iteration, std::optional<TimestampTz> expires_at) {
+    Datum *s = nullptr, *p = nullptr, *j = nullptr;
+    bool* j_nulls = nullptr;
+    int n = 0, np = 0, nj = 0;
+    pg_call([&] {
+        deconstruct_array(DatumGetArrayTypeP(subjects), TEXTOID, -1, false, TYPALIGN_INT, &s,
+                          nullptr, &n);
+        deconstruct_array(DatumGetArrayTypeP(priorities), INT4OID, 4, true, TYPALIGN_INT, &p,
+                          nullptr, &np);
+        deconstruct_array(DatumGetArrayTypeP(payloads), JSONBOID, -1, false, TYPALIGN_INT, &j,
+                          &j_nulls, &nj);
+    });
+    Arrivals docs;
+    docs.version = version;
+    docs.next_iteration = next_iteration;
+    docs.expires_at = expires_at;
+    for (int i = 0; i < n && i < np && i < nj; ++i) {
+        docs.subjects.push_back(s[i]);
+        docs.priorities.push_back(p[i]);
+        docs.payloads.push_back(j[i]);
+        docs.payload_nulls.push_back(j_nulls[i]);
+    }
+    return docs;
+}
+
 }  // namespace
 
 void check_subject(const std::string& subject) {
@@ -72,10 +120,19 @@ void check_subjects(ArrayType* subjects) {
 
 int64_t push_one(const std::string& queue, const std::string& subject, int32_t version,
                  int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
-                 const TimestampTz* given_expiry) {
+                 Expiry expiry) {
     check_subject(subject);
     const DocStatus status = status_for(next_iteration);
-    const std::optional<TimestampTz> expires_at = expiry_of(queue, given_expiry);
+    const std::optional<TimestampTz> expires_at = expiry_of(queue, expiry);
+    const std::shared_ptr<const QueueRoutes> routes = routes_from(queue);
+    auto arrival = [&] {
+        return Arrival{subject, version,      priority,  next_iteration,
+                       payload, payload_null, expires_at};
+    };
+    if (routes->is_topic) {
+        require_topic_push(queue);
+        return deliver(*routes, arrival());
+    }
     SPIPlanPtr plan = queue_plan(
         queue, "push",
         [&] {
@@ -95,27 +152,37 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
     char nulls[7] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n'};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     count_pushed(queue, version, status, n, next_iteration);
+    // Only a document that arrived is routed: a duplicate subject did not.
+    if (n > 0 && !routes->routes.empty()) deliver(*routes, arrival());
     return n;
 }
 
-// Many documents in one statement; duplicates (in the table or the batch) skipped.
+// Many documents in one statement; duplicates (in the table or the batch)
+// skipped. With routes, the statement returns what it inserted for them.
 int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, Datum payloads,
-                   int32_t version, TimestampTz next_iteration) {
+                   int32_t version, TimestampTz next_iteration, Expiry expiry) {
     const DocStatus status = status_for(next_iteration);
-    const std::optional<TimestampTz> expires_at = expiry_of(queue, nullptr);
-    SPIPlanPtr plan = queue_plan(
-        queue, "push_batch",
-        [&] {
-            return "INSERT INTO " + docs_rel(queue) +
-                   " (subject, version, priority, status, next_iteration, payload, created_at,"
-                   " expires_at)"
-                   " SELECT d.subject, $4, d.priority, $5, $6, d.payload, now(), $7"
-                   " FROM unnest($1::text[], $2::int4[], $3::jsonb[]) AS d(subject, priority, "
-                   "payload)"
-                   " ON CONFLICT (subject) DO NOTHING";
-        },
-        {TEXTARRAYOID, INT4ARRAYOID, JSONBARRAYOID, INT4OID, INT4OID, TIMESTAMPTZOID,
-         TIMESTAMPTZOID});
+    const std::optional<TimestampTz> expires_at = expiry_of(queue, expiry);
+    const std::shared_ptr<const QueueRoutes> routes = routes_from(queue);
+    if (routes->is_topic) {
+        require_topic_push(queue);
+        return deliver(*routes, given_arrivals(subjects, priorities, payloads, version,
+                                               next_iteration, expires_at));
+    }
+    const bool routed = !routes->routes.empty();
+    auto statement = [&] {
+        return "INSERT INTO " + docs_rel(queue) +
+               " (subject, version, priority, status, next_iteration, payload, created_at,"
+               " expires_at)"
+               " SELECT d.subject, $4, d.priority, $5, $6, d.payload, now(), $7"
+               " FROM unnest($1::text[], $2::int4[], $3::jsonb[]) AS d(subject, priority, "
+               "payload)"
+               " ON CONFLICT (subject) DO NOTHING" +
+               std::string(routed ? " RETURNING subject, priority, payload" : "");
+    };
+    SPIPlanPtr plan = queue_plan(queue, routed ? "push_batch_routed" : "push_batch", statement,
+                                 {TEXTARRAYOID, INT4ARRAYOID, JSONBARRAYOID, INT4OID, INT4OID,
+                                  TIMESTAMPTZOID, TIMESTAMPTZOID});
     Datum values[7] = {subjects,
                        priorities,
                        payloads,
@@ -126,6 +193,9 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
     const char nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', expires_at ? ' ' : 'n'};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     count_pushed(queue, version, status, n, next_iteration);
+    if (routed && n > 0)
+        deliver(*routes,
+                returned_arrivals(static_cast<uint64_t>(n), version, next_iteration, expires_at));
     return n;
 }
 

@@ -35,7 +35,9 @@ CREATE TABLE fetchq.queues (
     -- how long completed and killed documents are kept (queue_set_retention;
     -- NULL: forever): the scheduler deletes them once that long unchanged
     completed_retention INTERVAL,
-    killed_retention INTERVAL
+    killed_retention INTERVAL,
+    -- a topic keeps no documents: a push into it only routes (topic_create)
+    is_topic BOOLEAN NOT NULL DEFAULT false
 );
 
 -- Temporary queues and the session that owns each (its pid and start time,

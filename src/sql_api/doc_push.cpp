@@ -65,8 +65,9 @@ Datum doc_push(FunctionCallInfo fcinfo) {
             break;
     }
     spi_connect();
-    const int64_t n = push_one(queue, subject, version, priority, next_iteration, payload,
-                               payload_null, has_expiry ? &expires_at : nullptr);
+    const int64_t n =
+        push_one(queue, subject, version, priority, next_iteration, payload, payload_null,
+                 has_expiry ? Expiry::given(expires_at) : Expiry::queue_default());
     spi_finish();
     return queued_docs_result(fcinfo, n);
 }

@@ -124,14 +124,15 @@ Datum queue_drop_version(FunctionCallInfo fcinfo) {
     PG_RETURN_BOOL(true);
 }
 
-// queues_changed(): statement trigger of fetchq.queues. Every backend caches
-// queue settings read at each push (src/pg/queue_defaults.hpp); the
-// invalidation it queues empties those caches when the change commits.
+// queues_changed() and routes_changed(): statement triggers of fetchq.queues
+// and fetchq.routes. Every backend caches queue settings and routes read at
+// each push (ops/queue_defaults.hpp, ops/route_cache.hpp); the invalidation
+// queued here empties those caches when the change commits.
 Datum queues_changed(FunctionCallInfo fcinfo) {
     if (!CALLED_AS_TRIGGER(fcinfo))
         throw core::Error(core::sqlstate::kInvalidParameterValue,
-                          "fetchq.queues_changed() is a trigger function", {},
-                          "It is attached to fetchq.queues by the extension.");
+                          "this function is a trigger function", {},
+                          "The extension attaches it to fetchq.queues and fetchq.routes.");
     const Oid relid =
         RelationGetRelid(reinterpret_cast<TriggerData*>(fcinfo->context)->tg_relation);
     pg_call([&] { CacheInvalidateRelcacheByRelid(relid); });

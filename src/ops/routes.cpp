@@ -1,0 +1,206 @@
+#include "ops/routes.hpp"
+
+#include "core/error.hpp"
+#include "ops/queue_lifecycle.hpp"
+#include "ops/queue_sql.hpp"
+#include "ops/route_cache.hpp"
+#include "ops/route_selector.hpp"
+#include "pg/as_user.hpp"
+
+extern "C" {
+#include "utils/acl.h"
+}
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+
+namespace {
+
+// fetchq.routes is written only by its owner (row security with a read
+// policy alone): the role that created the extension.
+Oid routes_owner() {
+    const Oid owner = table_owner("fetchq", "routes");
+    if (!OidIsValid(owner))
+        throw core::Error(
+            core::sqlstate::kUndefinedObject, "table fetchq.routes does not exist", {},
+            "Reinstall the extension: DROP EXTENSION fetchq; CREATE EXTENSION fetchq;");
+    return owner;
+}
+
+std::string route_name(const std::string& source, const std::string& destination) {
+    return "route from queue \"" + source + "\" to queue \"" + destination + "\"";
+}
+
+[[noreturn]] void refuse_cycle(const std::string& source, const std::string& destination,
+                               const std::string& cycle) {
+    throw core::Error(core::sqlstate::kInvalidParameterValue,
+                      "a " + route_name(source, destination) + " would close a cycle",
+                      "The cycle would be " + cycle + ".",
+                      "A document must never come back to a queue it came through: route to "
+                      "another queue, or drop a route of the cycle with fetchq.route_drop().");
+}
+
+// Whether the queue is registered, seeing what this very call did before
+// (subscribe creates the queue it routes to): not a read-only lookup.
+bool registered_now(const std::string& queue) {
+    SPIPlanPtr plan = cached_plan(
+        "", "route_queue_registered",
+        [] { return std::string("SELECT 1 FROM fetchq.queues WHERE name = $1"); }, {TEXTOID});
+    Datum name = to_text(queue);
+    return spi_execute(plan, &name, nullptr, false, 1) > 0;
+}
+
+// A route delivers with its creator's rights, so a role routes only what it
+// may read into a queue it may push into.
+void require_route_rights(const std::string& source, const std::string& destination) {
+    for (const std::string* q : {&source, &destination})
+        if (!registered_now(*q) || !OidIsValid(queue_owner_or_invalid(*q))) throw_queue_missing(*q);
+    const bool may_read = queue_docs_allow(source, ACL_SELECT);
+    if (may_read && queue_may_push(destination)) return;
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "permission denied to create a " + route_name(source, destination),
+                      may_read ? "The role may not push into queue \"" + destination + "\"."
+                               : "The role may not read queue \"" + source + "\".",
+                      "A route delivers with its creator's rights: a role may route only the "
+                      "documents of a queue it may read into a queue it may push into.");
+}
+
+// Path from `destination` back to `source` through existing routes, as
+// "source -> destination -> ... -> source"; empty when there is none.
+std::string cycle_through(const std::string& source, const std::string& destination) {
+    SPIPlanPtr plan = cached_plan(
+        "", "route_cycle",
+        [] {
+            return std::string(
+                "WITH RECURSIVE reach(queue, path) AS ("
+                " SELECT $1::text, ARRAY[$1::text]"
+                " UNION ALL"
+                " SELECT r.destination::text, reach.path || r.destination::text"
+                " FROM reach JOIN fetchq.routes AS r ON r.source = reach.queue"
+                " WHERE r.destination::text <> ALL (reach.path))"
+                " SELECT array_to_string(path, ' -> ') FROM reach WHERE queue = $2 LIMIT 1");
+        },
+        {TEXTOID, TEXTOID});
+    Datum values[2] = {to_text(destination), to_text(source)};
+    if (spi_execute(plan, values, nullptr, false, 1) == 0) return {};
+    return source + " -> " + spi_text(0, 1);
+}
+
+// Inserts the route (the caller's rights checked); 0 when it exists.
+int64_t insert_route(const std::string& source, const std::string& destination, Datum selector,
+                     Oid creator) {
+    SPIPlanPtr plan =
+        cached_plan("", "route_insert",
+                    [] {
+                        return std::string(
+                            "INSERT INTO fetchq.routes (source, destination, selector, owner)"
+                            " VALUES ($1, $2, $3, $4::pg_catalog.regrole)"
+                            " ON CONFLICT (source, destination) DO NOTHING RETURNING id");
+                    },
+                    {TEXTOID, TEXTOID, JSONPATHOID, OIDOID});
+    Datum values[4] = {to_text(source), to_text(destination), selector, ObjectIdGetDatum(creator)};
+    const char nulls[4] = {' ', ' ', selector ? ' ' : 'n', ' '};
+    if (spi_execute(plan, values, nulls, false) == 0) return 0;
+    return spi_int(0, 1);
+}
+
+bool is_topic(const std::string& queue) { return routes_from(queue)->is_topic; }
+
+}  // namespace
+
+int64_t create_route(const std::string& source, const std::string& destination,
+                     const std::optional<std::string>& selector) {
+    if (source == destination) refuse_cycle(source, destination, source + " -> " + source);
+    require_route_rights(source, destination);
+    const Datum path = selector ? parse_selector(*selector) : 0;
+    const Oid creator = pg_call([] { return GetUserId(); });
+    int64_t id = 0;
+    // Route creations take turns, so that two of them never close a cycle
+    // that neither saw; pushes (which only read routes) are not held up.
+    as_user(routes_owner(), [&] {
+        spi_execute_text("LOCK TABLE fetchq.routes IN SHARE ROW EXCLUSIVE MODE");
+        const std::string cycle = cycle_through(source, destination);
+        if (!cycle.empty()) refuse_cycle(source, destination, cycle);
+        id = insert_route(source, destination, path, creator);
+    });
+    if (id == 0)
+        throw core::Error(core::sqlstate::kDuplicateObject,
+                          "a " + route_name(source, destination) + " already exists", {},
+                          "Drop it first with fetchq.route_drop('" + source + "', '" + destination +
+                              "') to change its selector.");
+    return id;
+}
+
+int64_t drop_route(const std::string& source, const std::string& destination) {
+    const Oid owner = routes_owner();
+    SPIPlanPtr find = cached_plan(
+        "", "route_find",
+        [] {
+            return std::string(
+                "SELECT id, owner::oid FROM fetchq.routes WHERE source = $1 AND destination = $2");
+        },
+        {TEXTOID, TEXTOID});
+    Datum values[2] = {to_text(source), to_text(destination)};
+    uint64_t found = 0;
+    as_user(owner, [&] { found = spi_execute(find, values, nullptr, true, 1); });
+    if (found == 0)
+        throw core::Error(core::sqlstate::kUndefinedObject,
+                          "a " + route_name(source, destination) + " does not exist", {},
+                          "The routes are listed in fetchq.routes.");
+    const int64_t id = spi_int(0, 1);
+    bool isnull = false;
+    const Oid creator = DatumGetObjectId(spi_value(0, 2, &isnull));
+    const Oid source_owner = queue_owner_or_invalid(source);
+    const Oid destination_owner = queue_owner_or_invalid(destination);
+    const bool allowed = pg_call([&] {
+        const Oid me = GetUserId();
+        return has_privs_of_role(me, creator) ||
+               (OidIsValid(source_owner) && has_privs_of_role(me, source_owner)) ||
+               (OidIsValid(destination_owner) && has_privs_of_role(me, destination_owner));
+    });
+    if (!allowed) {
+        const char* role = pg_call([&] { return GetUserNameFromId(creator, true); });
+        throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                          "must be the creator of the " + route_name(source, destination),
+                          "It was created by role \"" + std::string(role ? role : "?") + "\".",
+                          "Only its creator, the owner of either queue, or a superuser may "
+                          "drop it.");
+    }
+    SPIPlanPtr remove = cached_plan(
+        "", "route_delete", [] { return std::string("DELETE FROM fetchq.routes WHERE id = $1"); },
+        {INT8OID});
+    Datum arg = Int64GetDatum(id);
+    as_user(owner, [&] { spi_execute(remove, &arg, nullptr, false); });
+    return id;
+}
+
+CreatedTopic create_topic(const std::string& topic) {
+    const CreatedQueue q = create_queue(topic);
+    if (!q.created) {
+        if (!is_topic(topic))
+            throw core::Error(core::sqlstate::kDuplicateObject,
+                              "queue \"" + topic + "\" exists and is not a topic", {},
+                              "Choose another name, or route from the queue with "
+                              "fetchq.route_create().");
+        return {false, q.id};
+    }
+    SPIPlanPtr mark = cached_plan(
+        "", "topic_mark",
+        [] { return std::string("UPDATE fetchq.queues SET is_topic = true WHERE name = $1"); },
+        {TEXTOID});
+    Datum name = to_text(topic);
+    spi_execute(mark, &name, nullptr, false);
+    return {true, q.id};
+}
+
+void require_topic(const std::string& topic) {
+    if (is_topic(topic)) return;
+    require_queue(topic);
+    throw core::Error(core::sqlstate::kWrongObjectType, "queue \"" + topic + "\" is not a topic",
+                      {},
+                      "Create a topic with fetchq.topic_create(), or route from a queue with "
+                      "fetchq.route_create().");
+}
+
+}  // namespace fetchq::ops
