@@ -13,6 +13,9 @@
 #                           recovery, bloat under churn; writes the "Background
 #                           workers" section of docs/benchmarks.md and
 #                           docs/benchmarks-bloat.png (bench/workers.py --help: sizes)
+#   bench/run.sh --topics   pushes into topics with 1, 10 and 100 subscriptions next to
+#                           the same inserts by hand (bench/topics.py, ~4 min): writes
+#                           the "Topics" block of docs/benchmarks.md
 #   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
 #                           the disk; prints and keeps its results under build/bench,
 #                           writes nothing under docs/
@@ -39,6 +42,7 @@ for arg in "$@"; do
     --smoke) mode=smoke ;;
     --profile) mode=profile ;;
     --workers) mode=workers ;;
+    --topics) mode=topics ;;
     --fsync) fsync=on ;;
     *) pass+=("$arg") ;;
     esac
@@ -115,7 +119,7 @@ fetch_reference() {
 
 mkdir -p "$OUT"
 systems=floor,floor_counted,reference,extension
-if [ "$mode" = workers ]; then
+if [ "$mode" = workers ] || [ "$mode" = topics ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
     systems=floor,floor_counted,reference,pgq,extension
@@ -126,7 +130,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-[ "$mode" = workers ] || REF_SQL=$(fetch_reference)
+[ "$mode" = workers ] || [ "$mode" = topics ] || REF_SQL=$(fetch_reference)
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -172,6 +176,11 @@ PORT=$(PGBIN=$PGBIN scripts/pg_cluster.sh start "$CLUSTER" "${conf[@]}") || die 
 export PGHOST=$CLUSTER PGPORT=$PORT PGUSER=postgres PATH=$PGBIN:$PATH
 say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
+if [ "$mode" = topics ]; then
+    python3 bench/topics.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
+        "${pass[@]}"
+    exit
+fi
 if [ "$mode" = workers ]; then
     python3 bench/workers.py --doc "$ROOT/docs/benchmarks.md" --out "$OUT/results" \
         --command "bench/run.sh${*:+ $*}" "${pass[@]}"
@@ -184,3 +193,5 @@ profile) args+=(--profile) ;;
 full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
+[ "$mode" = smoke ] && python3 bench/topics.py --smoke
+exit 0

@@ -230,6 +230,7 @@ check_has "a creator who lost the right: the push fails with 42501 naming the ro
 check "... and nothing is pushed" "$(q "SELECT count(*) FROM fetchq_data.rt_in__docs WHERE subject = 'after_revoke'")" 0
 check_has "route_drop by another role is refused" "$(err rt_app "SELECT fetchq.route_drop('rt_in', 'rt_private')")" "42501: must be the creator"
 check "route_drop by its creator" "$(as rt_router "SELECT fetchq.route_drop('rt_in', 'rt_private') > 0")" t
+check "... after which no route or subscription row names its destination" "$(named_anywhere rt_private)" 0
 check_has "route_drop of a missing route" "$(err "SELECT fetchq.route_drop('rt_in', 'rt_private')")" "42704: .*does not exist"
 q "DROP TRIGGER rt_spy ON fetchq_data.rt_private__docs; DROP TABLE public.rt_seen; DROP FUNCTION public.rt_spy()" >/dev/null
 

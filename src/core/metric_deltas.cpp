@@ -1,5 +1,8 @@
 #include "core/metric_deltas.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 namespace fetchq::core {
 
 void MetricDeltas::add(std::string_view queue, std::string_view metric, int64_t delta, int level) {
@@ -43,13 +46,19 @@ int64_t MetricDeltas::pending(std::string_view queue, std::string_view metric) c
 }
 
 std::vector<MetricDelta> MetricDeltas::totals() const {
-    Counters total;
-    for (const auto& [level, counters] : levels_)
-        for (const auto& [key, value] : counters) total[key] += value;
+    // Without savepoints there is one level: nothing to sum.
+    Counters summed;
+    if (levels_.size() > 1)
+        for (const auto& [level, counters] : levels_)
+            for (const auto& [key, value] : counters) summed[key] += value;
+    const Counters& total = levels_.size() == 1 ? levels_.begin()->second : summed;
     std::vector<MetricDelta> out;
     out.reserve(total.size());
     for (const auto& [key, value] : total)
         if (value != 0) out.push_back({key.first, key.second, value});
+    std::sort(out.begin(), out.end(), [](const MetricDelta& a, const MetricDelta& b) {
+        return std::tie(a.queue, a.metric) < std::tie(b.queue, b.metric);
+    });
     return out;
 }
 

@@ -5,8 +5,10 @@
 
 #include <boost/container/flat_map.hpp>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,7 +49,14 @@ class MetricDeltas {
 
   private:
     using Key = std::pair<std::string, std::string>;
-    using Counters = boost::container::flat_map<Key, int64_t>;
+    struct KeyHash {
+        size_t operator()(const Key& k) const {
+            return std::hash<std::string>()(k.first) * 31 + std::hash<std::string>()(k.second);
+        }
+    };
+    // A push routed to many queues adds to many counters: hashed, not sorted
+    // (totals() sorts).
+    using Counters = std::unordered_map<Key, int64_t, KeyHash>;
     boost::container::flat_map<int, Counters> levels_;
 };
 

@@ -143,34 +143,51 @@ bool usable(Relation rel, Relation* index) {
     return false;
 }
 
-// Outcome::kMissing also when the table is not usable(): the caller's
-// INSERT ... ON CONFLICT DO UPDATE then adds the changes.
-bool update_row(const RowChange* change) {
+// Opens fetchq.counters for the rows of one flush: the caller's privileges
+// are checked, as the UPDATE this replaces would check them, and a
+// publication's demand for a replica identity. index stays NULL when the
+// table is not usable().
+void open_counters(CounterTable* t) {
     // Changes made earlier in this transaction (metric_set) must be seen.
     CommandCounterIncrement();
-    Relation rel = table_open(RangeVarGetRelid(makeRangeVar(const_cast<char*>("fetchq"),
-                                                            const_cast<char*>("counters"), -1),
-                                               RowExclusiveLock, false),
-                              NoLock);
-    // The caller's privileges, as the UPDATE this replaces would check them,
-    // and a publication's demand for a replica identity.
-    const AclResult acl = pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_UPDATE);
-    if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(rel));
-    CheckCmdReplicaIdentity(rel, CMD_UPDATE);
-    Relation index = nullptr;
-    Outcome outcome = Outcome::kMissing;
-    if (usable(rel, &index)) {
-        while ((outcome = try_update(rel, index, change)) == Outcome::kRetry)
-            CHECK_FOR_INTERRUPTS();
-        index_close(index, RowExclusiveLock);
-    }
-    table_close(rel, NoLock);
+    t->rel = table_open(RangeVarGetRelid(makeRangeVar(const_cast<char*>("fetchq"),
+                                                      const_cast<char*>("counters"), -1),
+                                         RowExclusiveLock, false),
+                        NoLock);
+    const AclResult acl = pg_class_aclcheck(RelationGetRelid(t->rel), GetUserId(), ACL_UPDATE);
+    if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(t->rel));
+    CheckCmdReplicaIdentity(t->rel, CMD_UPDATE);
+    t->index = nullptr;
+    if (!usable(t->rel, &t->index)) t->index = nullptr;
+}
+
+// Outcome::kMissing also when the table is not usable(): the caller's
+// INSERT ... ON CONFLICT DO UPDATE then adds the changes.
+bool update_row(const CounterTable* t, const RowChange* change) {
+    if (t->index == nullptr) return false;
+    Outcome outcome;
+    while ((outcome = try_update(t->rel, t->index, change)) == Outcome::kRetry)
+        CHECK_FOR_INTERRUPTS();
     return outcome == Outcome::kUpdated;
 }
 
 }  // namespace
 
-bool counter_row_add(const core::CounterRow& row, int16 slot) {
+CounterTable counter_table_open() {
+    CounterTable t;
+    pg_call([&] { open_counters(&t); });
+    return t;
+}
+
+void counter_table_close(CounterTable& t) {
+    pg_call([&] {
+        if (t.index) index_close(t.index, RowExclusiveLock);
+        table_close(t.rel, NoLock);
+    });
+    t = CounterTable{};
+}
+
+bool counter_row_add(const CounterTable& t, const core::CounterRow& row, int16 slot) {
     RowChange change{};
     change.slot = slot;
     for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i) {
@@ -181,7 +198,7 @@ bool counter_row_add(const core::CounterRow& row, int16 slot) {
     const int length = static_cast<int>(row.queue.size());
     return pg_call([&] {
         change.queue = cstring_to_text_with_len(queue, length);
-        return update_row(&change);
+        return update_row(&t, &change);
     });
 }
 

@@ -11,9 +11,19 @@
 
 namespace fetchq::ops {
 
+// fetchq.counters, opened once for all the rows of a flush (a push routed to
+// many queues changes many rows). Plain data: on an error, the abort closes
+// them.
+struct CounterTable {
+    Relation rel = nullptr;
+    Relation index = nullptr;  // its primary key; NULL: use SQL instead
+};
+CounterTable counter_table_open();
+void counter_table_close(CounterTable& table);
+
 // Adds `row`'s changes to the row (row.queue, slot) of fetchq.counters and
 // returns true, or returns false when that row does not exist yet (the caller
 // inserts it). Waits for a concurrent writer of the row, as UPDATE would.
-bool counter_row_add(const core::CounterRow& row, int16 slot);
+bool counter_row_add(const CounterTable& table, const core::CounterRow& row, int16 slot);
 
 }  // namespace fetchq::ops

@@ -162,10 +162,15 @@ void flush() {
     const core::SplitDeltas split = core::split_counter_deltas(sorted);
     const auto slot = static_cast<int16>(MyBackendId % kMetricSlots);
     LazySpi spi;
-    for (const core::CounterRow& row : split.rows) {
-        if (counter_row_add(row, slot)) continue;
-        spi.need();
-        insert_counter_row(row, Int16GetDatum(slot));
+    if (!split.rows.empty()) {
+        CounterTable table = counter_table_open();
+        for (const core::CounterRow& row : split.rows) {
+            if (counter_row_add(table, row, slot)) continue;
+            spi.need();
+            insert_counter_row(row, Int16GetDatum(slot));
+            pg_call([] { CommandCounterIncrement(); });
+        }
+        counter_table_close(table);
     }
     if (!split.others.empty()) {
         spi.need();
