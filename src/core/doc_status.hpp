@@ -13,6 +13,7 @@
 //          ──release──> pending, or killed when its attempts are used up
 //                       (picked session-bound by a session that ended)
 //   planned or pending ──expire──> deleted (expires_at passed)
+//   planned or pending ──take──> active (doc_take: one document by subject)
 #pragma once
 
 #include <array>
@@ -95,12 +96,13 @@ enum class DocMove {
     kExpire,      // planned or pending, past expires_at -> deleted
     kRetry,       // killed -> pending, or planned when not due yet (doc_retry)
     kPurge,       // completed or killed, older than the queue's retention -> deleted
+    kTake,        // planned or pending -> active, named by its subject (doc_take)
 };
 
-inline constexpr std::array<DocMove, 14> kDocMoves = {
+inline constexpr std::array<DocMove, 15> kDocMoves = {
     DocMove::kPush,    DocMove::kPromote,    DocMove::kPick,   DocMove::kComplete, DocMove::kKill,
     DocMove::kDrop,    DocMove::kReschedule, DocMove::kReject, DocMove::kOrphan,   DocMove::kDead,
-    DocMove::kRelease, DocMove::kExpire,     DocMove::kRetry,  DocMove::kPurge};
+    DocMove::kRelease, DocMove::kExpire,     DocMove::kRetry,  DocMove::kPurge,    DocMove::kTake};
 
 constexpr std::string_view move_name(DocMove move) {
     switch (move) {
@@ -132,6 +134,8 @@ constexpr std::string_view move_name(DocMove move) {
             return "retry";
         case DocMove::kPurge:
             return "purge";
+        case DocMove::kTake:
+            return "take";
     }
     return {};
 }
@@ -282,6 +286,10 @@ constexpr MoveSpec make_move_spec(DocMove move) {
             return {move,
                     {{S::kCompleted, kDeleted, {{"cpl", -1}, {"cnt", -1}, {"rtn", 1}}, -1},
                      {S::kKilled, kDeleted, {{"kll", -1}, {"cnt", -1}, {"rtn", 1}}, -1}}};
+        case DocMove::kTake:
+            return {move,
+                    {{S::kPending, S::kActive, {{"pkd", 1}, {"act", 1}, {"pnd", -1}}, 0},
+                     {S::kPlanned, S::kActive, {{"pkd", 1}, {"act", 1}, {"pln", -1}}, 0}}};
     }
     throw Error(sqlstate::kInternalError, "unknown document move");
 }

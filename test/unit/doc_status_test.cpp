@@ -206,6 +206,8 @@ const std::vector<Expected>& expected_moves() {
         // kll down, rtn (removed by retention) up, ent and pkd untouched.
         {DocMove::kPurge, S::kCompleted, kDeleted, {{"cpl", -1}, {"cnt", -1}, {"rtn", 1}}, -1},
         {DocMove::kPurge, S::kKilled, kDeleted, {{"kll", -1}, {"cnt", -1}, {"rtn", 1}}, -1},
+        {DocMove::kTake, S::kPending, S::kActive, {{"pkd", 1}, {"act", 1}, {"pnd", -1}}, 0},
+        {DocMove::kTake, S::kPlanned, S::kActive, {{"pkd", 1}, {"act", 1}, {"pln", -1}}, 0},
     };
     return expected;
 }
