@@ -16,6 +16,9 @@
 #   bench/run.sh --topics   pushes into topics with 1, 10 and 100 subscriptions next to
 #                           the same inserts by hand (bench/topics.py, ~4 min): writes
 #                           the "Topics" block of docs/benchmarks.md
+#   bench/run.sh --pick-wait  the waiting pick (bench/pick_wait.py, ~1 min): wake latency
+#                           from the pusher's commit, CPU of idle waiters; writes the
+#                           "Waiting pick" block of docs/benchmarks.md
 #   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
 #                           the disk; prints and keeps its results under build/bench,
 #                           writes nothing under docs/
@@ -43,6 +46,7 @@ for arg in "$@"; do
     --profile) mode=profile ;;
     --workers) mode=workers ;;
     --topics) mode=topics ;;
+    --pick-wait) mode=pick_wait ;;
     --fsync) fsync=on ;;
     *) pass+=("$arg") ;;
     esac
@@ -119,7 +123,7 @@ fetch_reference() {
 
 mkdir -p "$OUT"
 systems=floor,floor_counted,reference,extension
-if [ "$mode" = workers ] || [ "$mode" = topics ]; then
+if [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
     systems=floor,floor_counted,reference,pgq,extension
@@ -130,7 +134,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-[ "$mode" = workers ] || [ "$mode" = topics ] || REF_SQL=$(fetch_reference)
+case "$mode" in workers | topics | pick_wait) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -176,6 +180,11 @@ PORT=$(PGBIN=$PGBIN scripts/pg_cluster.sh start "$CLUSTER" "${conf[@]}") || die 
 export PGHOST=$CLUSTER PGPORT=$PORT PGUSER=postgres PATH=$PGBIN:$PATH
 say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
+if [ "$mode" = pick_wait ]; then
+    python3 bench/pick_wait.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
+        "${pass[@]}"
+    exit
+fi
 if [ "$mode" = topics ]; then
     python3 bench/topics.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pass[@]}"
@@ -193,5 +202,5 @@ profile) args+=(--profile) ;;
 full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
-[ "$mode" = smoke ] && python3 bench/topics.py --smoke
+[ "$mode" = smoke ] && python3 bench/topics.py --smoke && python3 bench/pick_wait.py --smoke
 exit 0

@@ -3,6 +3,8 @@
 // launcher (only when preloaded), and wires the transaction callbacks that
 // write the counters of a commit and wake the scheduler.
 #include "ops/counters.hpp"
+#include "ops/pick_wake.hpp"
+#include "ops/queue_activity.hpp"
 #include "ops/queue_defaults.hpp"
 #include "ops/route_cache.hpp"
 #include "ops/settings.hpp"
@@ -31,12 +33,16 @@ void on_xact(XactEvent event, void*) {
             case XACT_EVENT_COMMIT:
                 at_commit();
                 wake_scheduler_at_commit();
+                wake_pickers_at_commit();
+                record_activity_at_commit();
                 break;
             case XACT_EVENT_ABORT:
             case XACT_EVENT_PARALLEL_ABORT:
             case XACT_EVENT_PREPARE:
                 at_abort();
                 forget_due();
+                forget_pickable();
+                forget_activity();
                 break;
             default:
                 break;

@@ -1,5 +1,8 @@
 #include "ops/doc_moves.hpp"
 
+#include "ops/pick_wake.hpp"
+#include "ops/queue_activity.hpp"
+
 #include <string>
 
 #include "ops/counters.hpp"
@@ -9,6 +12,10 @@ namespace {
 
 void count_case(std::string_view queue, const core::MoveCase& c, int64_t n, int32_t version) {
     if (n == 0) return;
+    // Documents that became pickable wake the queue's waiting picks at
+    // commit; any move makes the queue not idle (queue_activity.hpp).
+    if (c.to == core::DocStatus::kPending) note_pickable(queue);
+    note_activity(queue);
     for (const core::CounterDelta& d : c.deltas) metric_add(queue, d.counter, d.delta * n);
     if (c.version_delta != 0)
         metric_add(queue, core::version_counter(version), c.version_delta * n);

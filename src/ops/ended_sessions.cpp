@@ -1,6 +1,7 @@
 // Things owned by sessions that ended: documents they picked with
 // session_bound = true go back to pending (or die after max_attempts, as
 // orphans do), and their temporary queues are dropped.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "ops/doc_status_sql.hpp"
 #include "ops/dead_letters.hpp"
 #include "ops/doc_moves.hpp"
+#include "ops/queue_activity.hpp"
 
 namespace fetchq::ops {
 namespace {
@@ -91,6 +93,35 @@ std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live
     const uint64_t n = spi_execute(plan, &keys, nullptr, true);
     std::vector<std::string> names;
     for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
+    return names;
+}
+
+std::vector<std::string> idle_temporary_queues(TimestampTz now) {
+    SPIPlanPtr plan = cached_plan("", "idle_temporary_queues",
+                                  [] {
+                                      return std::string(
+                                          "SELECT t.name::text, t.created_at, t.idle_timeout"
+                                          " FROM fetchq.temporary_queues AS t"
+                                          " JOIN pg_class AS c ON c.oid = to_regclass("
+                                          "'fetchq_data.' || quote_ident(t.name || '__docs'))"
+                                          " WHERE t.idle_timeout IS NOT NULL"
+                                          " AND c.relowner = t.created_by ORDER BY t.name");
+                                  },
+                                  {});
+    const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
+    std::vector<std::string> names;
+    for (uint64_t row = 0; row < n; ++row) {
+        const std::string name = spi_text(row, 1);
+        bool isnull = false;
+        const TimestampTz created = DatumGetTimestampTz(spi_value(row, 2, &isnull));
+        const Datum timeout = spi_value(row, 3, &isnull);
+        const TimestampTz since = std::max(created, last_activity(name));
+        const TimestampTz until = pg_call([&] {
+            return DatumGetTimestampTz(
+                DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(since), timeout));
+        });
+        if (until <= now) names.push_back(name);
+    }
     return names;
 }
 

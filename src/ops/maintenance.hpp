@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pg/postgres.hpp"
+
 namespace fetchq::ops {
 
 // Planned documents (status 0) that are due become pending (1).
@@ -58,6 +60,9 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
 // Temporary queues (fetchq.temporary_queues, which only the extension's
 // owner writes) whose owning session is not in `live`.
 std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live);
+// Temporary queues with an idle timeout whose documents did not move for
+// that long (ops/queue_activity.hpp) by `now`.
+std::vector<std::string> idle_temporary_queues(TimestampTz now);
 
 // A periodic job of fetchq.jobs ('sts', 'drp' or 'lgp').
 struct PeriodicJob {

@@ -83,7 +83,7 @@ void notify(const char* channel, const std::string& payload) {
 
 // The scheduler's record of a temporary queue, in a table that only its
 // owner (the extension's) may write: inserted as that owner, restricted.
-void register_temporary(const std::string& queue, int64_t key) {
+void register_temporary(const std::string& queue, int64_t key, const Interval* idle_timeout) {
     const Oid registry_owner = table_owner("fetchq", "temporary_queues");
     if (!OidIsValid(registry_owner))
         throw core::Error(
@@ -94,11 +94,14 @@ void register_temporary(const std::string& queue, int64_t key) {
                                   [] {
                                       return std::string(
                                           "INSERT INTO fetchq.temporary_queues (name, "
-                                          "session_key, created_by) VALUES ($1, $2, $3)");
+                                          "session_key, created_by, idle_timeout) VALUES ($1, "
+                                          "$2, $3, $4)");
                                   },
-                                  {TEXTOID, INT8OID, OIDOID});
-    Datum values[3] = {to_text(queue), Int64GetDatum(key), ObjectIdGetDatum(creator)};
-    as_user(registry_owner, [&] { spi_execute(plan, values, nullptr, false); });
+                                  {TEXTOID, INT8OID, OIDOID, INTERVALOID});
+    Datum values[4] = {to_text(queue), Int64GetDatum(key), ObjectIdGetDatum(creator),
+                       idle_timeout ? IntervalPGetDatum(idle_timeout) : (Datum)0};
+    const char nulls[4] = {' ', ' ', ' ', idle_timeout ? ' ' : 'n'};
+    as_user(registry_owner, [&] { spi_execute(plan, values, nulls, false); });
 }
 
 }  // namespace
@@ -163,7 +166,7 @@ int32_t drop_queue(const std::string& queue) {
     return id;
 }
 
-std::string create_temporary_queue() {
+std::string create_temporary_queue(const Interval* idle_timeout) {
     static uint32_t counter = 0;
     const int64_t key = session_key();
     char name[41];
@@ -177,7 +180,7 @@ std::string create_temporary_queue() {
         {TEXTOID, INT8OID});
     Datum values[2] = {to_text(queue), Int64GetDatum(key)};
     spi_execute(own, values, nullptr, false);
-    register_temporary(queue, key);
+    register_temporary(queue, key, idle_timeout);
     notify("fetchq_queue_create", queue);
     watch_session_end();
     return queue;

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "pg/postgres.hpp"
+
 namespace fetchq::ops {
 
 // The id of a registered queue; nullopt when it has no catalog row.
@@ -26,7 +28,9 @@ CreatedQueue create_queue(const std::string& queue);
 int32_t drop_queue(const std::string& queue);
 
 // A queue of the calling session, with unlogged tables, registered in
-// fetchq.temporary_queues; returns its generated name.
-std::string create_temporary_queue();
+// fetchq.temporary_queues; returns its generated name. With an idle
+// timeout (nullptr: none), the scheduler also drops it once nothing was
+// pushed into or picked from it for that long.
+std::string create_temporary_queue(const Interval* idle_timeout = nullptr);
 
 }  // namespace fetchq::ops

@@ -2,6 +2,8 @@
 
 #include "pg/guard.hpp"
 
+#include "ops/pick_wake.hpp"
+#include "ops/queue_activity.hpp"
 #include "ops/settings.hpp"
 
 extern "C" {
@@ -24,6 +26,8 @@ Size shared_size() {
 
 void request_shmem() {
     RequestAddinShmemSpace(shared_size());
+    RequestAddinShmemSpace(pick_wake_shmem_size());
+    RequestAddinShmemSpace(queue_activity_shmem_size());
     RequestNamedLWLockTranche("fetchq", 1);
 }
 
@@ -48,6 +52,8 @@ void init_shmem() {
         g_shared->lock = &(GetNamedLWLockTranche("fetchq"))->lock;
         g_shared->nslots = settings.max_databases;
     }
+    pick_wake_shmem_init();
+    queue_activity_shmem_init();
     LWLockRelease(AddinShmemInitLock);
 }
 

@@ -137,6 +137,16 @@ Interval* arg_nonnegative_interval(FunctionCallInfo fcinfo, int i, const char* n
     return iv;
 }
 
+const Interval* arg_idle_timeout(FunctionCallInfo fcinfo, int i) {
+    if (PG_NARGS() <= i || arg_is_null(fcinfo, i)) return nullptr;
+    Interval* iv = pg_call([&] { return PG_GETARG_INTERVAL_P(i); });
+    if (interval_sign(iv) <= 0)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument idle_timeout must be longer than zero", {},
+                          "Pass an interval such as '10 minutes', or NULL for none.");
+    return iv;
+}
+
 Interval* arg_positive_duration(FunctionCallInfo fcinfo, int i, const char* name) {
     return parse_positive_duration_or_throw(arg_text(fcinfo, i, name), name);
 }

@@ -41,6 +41,8 @@ int interval_sign(const Interval* iv);
 
 // An interval argument that must not be negative (22023).
 Interval* arg_nonnegative_interval(FunctionCallInfo fcinfo, int i, const char* name);
+// An optional idle timeout: nullptr when absent or NULL, 22023 unless positive.
+const Interval* arg_idle_timeout(FunctionCallInfo fcinfo, int i);
 
 [[noreturn]] void throw_null_argument(const char* name);
 

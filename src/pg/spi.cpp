@@ -40,6 +40,17 @@ void spi_finish() {
     pg_call([] { SPI_finish(); });
 }
 
+void spi_connect_nonatomic() {
+    pg_call([] {
+        if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
+            elog(ERROR, "fetchq: SPI_connect_ext failed");
+    });
+}
+
+void spi_commit() {
+    pg_call([] { SPI_commit(); });
+}
+
 SPIPlanPtr lookup_plan(std::string_view owner, std::string_view name) {
     auto it = plans().find(plan_key(owner, name));
     return it == plans().end() ? nullptr : it->second;

@@ -15,6 +15,11 @@ namespace fetchq::pg {
 
 void spi_connect();
 void spi_finish();
+// For a procedure called by a top-level CALL: a connection that survives
+// spi_commit(), which commits and starts a new transaction with no
+// snapshot held until the next statement.
+void spi_connect_nonatomic();
+void spi_commit();
 
 // A statement prepared with SPI_prepare + SPI_keepplan and cached under
 // (owner, name); owner is a queue name or "" for catalog statements. The

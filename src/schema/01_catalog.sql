@@ -51,7 +51,10 @@ CREATE TABLE fetchq.temporary_queues (
         REFERENCES fetchq.queues (name) ON DELETE CASCADE,
     session_key BIGINT NOT NULL,
     created_by OID NOT NULL,
-    created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now()
+    created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
+    -- dropped also once nothing moved its documents (its counters) for this
+    -- long (queue_create_temporary's idle_timeout; NULL: only with its session)
+    idle_timeout INTERVAL CHECK (idle_timeout > '0'::interval)
 );
 ALTER TABLE fetchq.temporary_queues ENABLE ROW LEVEL SECURITY;
 

@@ -38,3 +38,11 @@ RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
     last_iteration TIMESTAMP WITH TIME ZONE, next_iteration TIMESTAMP WITH TIME ZONE,
     lock_upgrade TIMESTAMP WITH TIME ZONE)
 AS 'MODULE_PATHNAME', 'fetchq_doc_pick' LANGUAGE C VOLATILE ROWS 10;
+
+-- fetchq: a pick that waits, up to `wait`, for documents, holding no snapshot
+-- while it waits (a procedure: CALL it outside a transaction block, passing
+-- NULL for docs). docs: what doc_pick returns, as a jsonb array; [] when
+-- nothing came within `wait`.
+CREATE PROCEDURE fetchq.doc_pick_wait(queue VARCHAR, version INTEGER, "limit" INTEGER,
+    lock INTERVAL, wait INTERVAL, OUT docs JSONB)
+AS 'MODULE_PATHNAME', 'fetchq_doc_pick_wait' LANGUAGE C;

@@ -34,11 +34,13 @@ Datum queue_drop(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
-// queue_create_temporary(): a queue owned by this session, with unlogged
-// tables, dropped by the scheduler soon after the session ends.
+// queue_create_temporary(idle_timeout DEFAULT NULL): a queue owned by this
+// session, with unlogged tables, dropped by the scheduler soon after the
+// session ends, or once idle for idle_timeout.
 Datum queue_create_temporary(FunctionCallInfo fcinfo) {
+    const Interval* idle_timeout = arg_idle_timeout(fcinfo, 0);
     spi_connect();
-    const std::string queue = create_temporary_queue();
+    const std::string queue = create_temporary_queue(idle_timeout);
     spi_finish();
     return to_text(queue);
 }

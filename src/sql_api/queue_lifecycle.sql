@@ -10,6 +10,9 @@ CREATE FUNCTION fetchq.queue_get_id(queue VARCHAR, OUT queue_id BIGINT)
 AS 'MODULE_PATHNAME', 'fetchq_queue_get_id' LANGUAGE C VOLATILE;
 
 -- fetchq: a queue owned by the calling session; usable with every doc_*
--- function; dropped by the scheduler within seconds after the session ends.
-CREATE FUNCTION fetchq.queue_create_temporary() RETURNS VARCHAR
+-- function; dropped by the scheduler within seconds after the session ends,
+-- or (with an idle_timeout) once nothing was pushed into or picked from it
+-- for that long.
+CREATE FUNCTION fetchq.queue_create_temporary(idle_timeout INTERVAL DEFAULT NULL)
+RETURNS VARCHAR
 AS 'MODULE_PATHNAME', 'fetchq_queue_create_temporary' LANGUAGE C VOLATILE;

@@ -76,14 +76,16 @@ Datum unsubscribe(FunctionCallInfo fcinfo) {
     PG_RETURN_INT64(id);
 }
 
-// subscribe_temporary(topic, selector DEFAULT NULL) -> the name of a new
-// temporary queue of this session, subscribed to the topic.
+// subscribe_temporary(topic, selector DEFAULT NULL, idle_timeout DEFAULT
+// NULL) -> the name of a new temporary queue of this session, subscribed to
+// the topic.
 Datum subscribe_temporary(FunctionCallInfo fcinfo) {
     const std::string topic = arg_queue(fcinfo, 0, "topic");
     const std::optional<std::string> selector = arg_selector(fcinfo, 1);
+    const Interval* idle_timeout = arg_idle_timeout(fcinfo, 2);
     spi_connect();
     require_topic(topic);
-    const std::string queue = create_temporary_queue();
+    const std::string queue = create_temporary_queue(idle_timeout);
     create_route(topic, queue, selector);
     spi_finish();
     return to_text(queue);

@@ -30,7 +30,8 @@ AS 'MODULE_PATHNAME', 'fetchq_unsubscribe' LANGUAGE C VOLATILE STRICT;
 
 -- A temporary queue of the calling session (as queue_create_temporary),
 -- subscribed to the topic; the scheduler drops both once the session ends.
-CREATE FUNCTION fetchq.subscribe_temporary(topic VARCHAR, selector TEXT DEFAULT NULL)
+CREATE FUNCTION fetchq.subscribe_temporary(topic VARCHAR, selector TEXT DEFAULT NULL,
+    idle_timeout INTERVAL DEFAULT NULL)
 RETURNS VARCHAR
 AS 'MODULE_PATHNAME', 'fetchq_subscribe_temporary' LANGUAGE C VOLATILE;
 

@@ -2,6 +2,7 @@
 // until the earliest due moment (a planned document, an expiring lock) or
 // fetchq.naptime, then maintains every queue in short transactions, each run
 // as the owner of the queue's tables so no user code runs as superuser.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -242,6 +243,48 @@ std::string release_of(const std::string& queue) {
     return "release of session-bound documents of queue \"" + queue + "\"";
 }
 
+// Drops a temporary queue as its owner: DROP TABLE runs no user code as
+// superuser.
+void drop_temporary(const Queue& q, std::string* error) {
+    std::string failed;
+    if (!in_spi_transaction(
+            q.owner, [&] { drop_queue(q.name); }, &failed)) {
+        *error = "drop of temporary queue " + q.name + ": " + failed;
+        log_failure(q.name, "drop of temporary queue \"" + q.name + "\"", failed);
+    } else if (!failure_log().empty()) {
+        log_recovery(q.name, "drop of temporary queue \"" + q.name + "\"");
+    }
+}
+
+// Temporary queues left idle past their idle_timeout (a pooled connection
+// keeps its session, and so its temporary queues, after the client left).
+// Looked for every 5 s: one small query.
+constexpr int64 kIdleCheckUsecs = 5 * USECS_PER_SEC;
+
+std::vector<std::string> drop_idle_temporary_queues(const std::vector<Queue>& queues) {
+    static TimestampTz last_check = 0;
+    const TimestampTz start = GetCurrentTimestamp();
+    if (start - last_check < kIdleCheckUsecs) return {};
+    last_check = start;
+    std::vector<std::string> idle;
+    std::string error;
+    if (!in_spi_transaction(
+            InvalidOid, [&] { idle = idle_temporary_queues(start); }, &error)) {
+        record(kTaskSessions, 0, ms_since(start), &error, 0);
+        return {};
+    }
+    std::vector<std::string> dropped;
+    for (const Queue& q : queues) {
+        if (std::find(idle.begin(), idle.end(), q.name) == idle.end()) continue;
+        drop_temporary(q, &error);
+        dropped.push_back(q.name);
+    }
+    if (!dropped.empty())
+        record(kTaskSessions, static_cast<int64_t>(dropped.size()), ms_since(start),
+               error.empty() ? nullptr : &error, 0);
+    return dropped;
+}
+
 // Session-owned documents and temporary queues of sessions that ended.
 // Runs when a session exit flagged it, on the first round (after a crash
 // nobody flags), and every minute as a safety net.
@@ -273,14 +316,7 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
         bool is_ended = false;
         for (const std::string& e : ended) is_ended = is_ended || e == q.name;
         if (is_ended) {
-            // Dropped as its owner: DROP TABLE runs no user code as superuser.
-            if (!in_spi_transaction(
-                    q.owner, [&] { drop_queue(q.name); }, &failed)) {
-                error = "drop of temporary queue " + q.name + ": " + failed;
-                log_failure(q.name, "drop of temporary queue \"" + q.name + "\"", failed);
-            } else if (!failure_log().empty()) {
-                log_recovery(q.name, "drop of temporary queue \"" + q.name + "\"");
-            }
+            drop_temporary(q, &error);
             continue;
         }
         if (waiting(q.name, release_of(q.name), start)) {
@@ -386,7 +422,8 @@ TimestampTz run_round() {
         forget_dropped_queues(queues);
     }
     static bool first_round = true;
-    const std::vector<std::string> dropped = release_ended_sessions(queues, first_round);
+    std::vector<std::string> dropped = release_ended_sessions(queues, first_round);
+    for (std::string& idle : drop_idle_temporary_queues(queues)) dropped.push_back(std::move(idle));
     first_round = false;
     for (const Queue& q : queues) {
         bool gone = false;
