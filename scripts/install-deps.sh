@@ -14,6 +14,9 @@ PACKAGES=(
     # test/prometheus_test.sh: deploy/prometheus/queries.yml through the exporter,
     # scraped with curl
     prometheus-postgres-exporter curl
+    # test/pgbouncer_test.sh: temporary queues and the waiting pick behind a
+    # pooler in transaction mode (the test runs its own pgbouncer)
+    pgbouncer
 )
 
 installed() {
@@ -58,14 +61,15 @@ echo "install-deps: installing ${missing[*]}" >&2
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing[@]}"
 
-# The exporter's package enables and starts a service on port 9187; the test
-# runs an exporter of its own on a free port, so the service just installed
-# is stopped and disabled.
-if [[ " ${missing[*]} " == *" prometheus-postgres-exporter "* ]]; then
+# The exporter's and pgbouncer's packages enable and start a service (ports
+# 9187 and 6432); the tests run their own on free ports or sockets, so the
+# services just installed are stopped and disabled.
+for service in prometheus-postgres-exporter pgbouncer; do
+    [[ " ${missing[*]} " == *" $service "* ]] || continue
     if [ -d /run/systemd/system ]; then
-        "${SUDO[@]}" systemctl disable --now prometheus-postgres-exporter.service >/dev/null 2>&1 || true
+        "${SUDO[@]}" systemctl disable --now "$service.service" >/dev/null 2>&1 || true
     else
-        "${SUDO[@]}" invoke-rc.d prometheus-postgres-exporter stop >/dev/null 2>&1 || true
-        "${SUDO[@]}" update-rc.d prometheus-postgres-exporter disable >/dev/null 2>&1 || true
+        "${SUDO[@]}" invoke-rc.d "$service" stop >/dev/null 2>&1 || true
+        "${SUDO[@]}" update-rc.d "$service" disable >/dev/null 2>&1 || true
     fi
-fi
+done
