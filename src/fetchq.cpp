@@ -38,6 +38,12 @@ void on_xact(XactEvent event, void*) {
                 break;
             case XACT_EVENT_ABORT:
             case XACT_EVENT_PARALLEL_ABORT:
+                wake_pickers_at_abort();
+                at_abort();
+                forget_due();
+                forget_pickable();
+                forget_activity();
+                break;
             case XACT_EVENT_PREPARE:
                 at_abort();
                 forget_due();

@@ -71,6 +71,24 @@ q "SELECT fetchq.doc_push('pw', 'second')" >/dev/null
 wait_for "... until the next document" 10 "SELECT count(*) FROM pg_stat_activity WHERE application_name IN ('pw_three', 'pw_four')" 0
 check "each got one document" "$( (subjects three; subjects four) | sort | paste -sd, -)" "only_one,second"
 
+echo "# a pick that rolls back wakes the waiters that skipped its documents"
+q "SELECT fetchq.doc_push('pw', 'rolled')" >/dev/null
+PGAPPNAME=pw_holder psql -X -q -At -d "$db" <<SQL >/dev/null &
+BEGIN;
+SELECT count(*) FROM fetchq.doc_pick('pw', 0, 1, '1 minute');
+SELECT pg_sleep(3);
+ROLLBACK;
+SQL
+holder=$!
+wait_for "another session holds the document" 10 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pw_holder' AND query LIKE '%pg_sleep%'" 1
+waiter seven pw '30 seconds'
+wait_for "a waiter skipped it and sleeps" 10 "$(waiting seven)" 1
+wait "$holder"
+wait_for "the rollback wakes it: it picks the document" 10 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pw_seven'" 0
+check "... that document" "$(subjects seven)" rolled
+
 echo "# the scheduler's promotion wakes it"
 waiter five pw '30 seconds'
 wait_for "the waiter sleeps" 10 "$(waiting five)" 1

@@ -39,10 +39,10 @@ named_anywhere() {
 }
 
 cleanup() {
-    psql -X -q -d "$db" -c "DROP OWNED BY rt_app, rt_router CASCADE" >/dev/null 2>&1 || true
-    [ -n "${KEEP:-}" ] && return 0
-    psql -X -q -d postgres -c "DROP ROLE IF EXISTS rt_app" -c "DROP ROLE IF EXISTS rt_router" \
-        >/dev/null 2>&1 || true
+    for role in rt_app rt_router rt_owner rt_gone; do
+        psql -X -q -d "$db" -c "DROP OWNED BY $role CASCADE" >/dev/null 2>&1 || true
+        psql -X -q -d postgres -c "DROP ROLE IF EXISTS $role" >/dev/null 2>&1 || true
+    done
 }
 trap cleanup EXIT
 cleanup
@@ -189,25 +189,32 @@ q "SELECT fetchq.queue_drop('rt_a')" >/dev/null
 check "no route or subscription row names the dropped queue" "$(named_anywhere rt_a)" 0
 check "the other routes stay" "$(q "SELECT count(*) FROM fetchq.routes WHERE source = 'rt_src'")" 2
 
-echo "# rights: delivery as the route's creator"
-psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE rt_app LOGIN" -c "CREATE ROLE rt_router LOGIN" >/dev/null
+echo "# rights: the creator's, checked at delivery; the copy inserted as the destination's owner"
+psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE rt_app LOGIN" -c "CREATE ROLE rt_router LOGIN" \
+    -c "CREATE ROLE rt_owner LOGIN" -c "CREATE ROLE rt_gone LOGIN" >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d "$db" <<'SQL' >/dev/null
-GRANT USAGE ON SCHEMA fetchq, fetchq_data TO rt_app, rt_router;
-GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq, fetchq_data TO rt_app, rt_router;
-GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq, fetchq_data TO rt_app, rt_router;
+GRANT USAGE ON SCHEMA fetchq, fetchq_data TO rt_app, rt_router, rt_owner, rt_gone;
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq, fetchq_data TO rt_app, rt_router, rt_owner, rt_gone;
+GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq, fetchq_data TO rt_app, rt_router, rt_owner, rt_gone;
+GRANT CREATE ON SCHEMA fetchq_data TO rt_owner;
+CREATE SCHEMA rt_owner AUTHORIZATION rt_owner;
 SELECT fetchq.queue_create('rt_in');
-SELECT fetchq.queue_create('rt_private');
-GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq_data.rt_in__docs, fetchq_data.rt_in__logs TO rt_app, rt_router;
-GRANT SELECT, INSERT ON fetchq_data.rt_private__docs TO rt_router;
+SELECT fetchq.queue_create('rt_in2');
+GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq_data.rt_in__docs, fetchq_data.rt_in__logs TO rt_app, rt_router, rt_gone;
 CREATE TABLE public.rt_seen (who name, search_path text);
 GRANT INSERT ON public.rt_seen TO PUBLIC;
-CREATE FUNCTION public.rt_spy() RETURNS trigger LANGUAGE plpgsql AS $$
+SQL
+# rt_owner's queue, with a trigger of its own, open to rt_router (and rt_gone) only.
+psql -X -q -v ON_ERROR_STOP=1 -U rt_owner -d "$db" <<'SQL' >/dev/null
+SELECT fetchq.queue_create('rt_private');
+GRANT SELECT, INSERT ON fetchq_data.rt_private__docs TO rt_router, rt_gone;
+CREATE FUNCTION rt_owner.rt_spy() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO public.rt_seen VALUES (current_user, current_setting('search_path'));
     PERFORM set_config('search_path', 'hijacked', false);
     RETURN NEW;
 END $$;
-CREATE TRIGGER rt_spy BEFORE INSERT ON fetchq_data.rt_private__docs FOR EACH ROW EXECUTE FUNCTION public.rt_spy();
+CREATE TRIGGER rt_spy BEFORE INSERT ON fetchq_data.rt_private__docs FOR EACH ROW EXECUTE FUNCTION rt_owner.rt_spy();
 SQL
 check_has "a role that may not push into the destination cannot create the route" \
     "$(err rt_app "SELECT fetchq.route_create('rt_in', 'rt_private')")" "42501: permission denied to create a route"
@@ -215,14 +222,24 @@ check_has "plain DML cannot plant a route either" \
     "$(err rt_app "INSERT INTO fetchq.routes (source, destination, owner) VALUES ('rt_in', 'rt_private', 'postgres')")" \
     "42501: new row violates row-level security"
 as rt_router "SELECT fetchq.route_create('rt_in', 'rt_private')" >/dev/null
-check "a route made by a role that may push there" "$(q "SELECT owner::text FROM fetchq.routes WHERE destination = 'rt_private'")" rt_router
+check "a route made by a role that may push there" "$(q "SELECT owner::text FROM fetchq.routes WHERE source = 'rt_in'")" rt_router
 check "... cannot be taken over by plain DML" \
     "$(as rt_app "UPDATE fetchq.routes SET owner = 'postgres' WHERE destination = 'rt_private' RETURNING id")" ""
 out=$(err rt_app "SELECT fetchq.doc_push('rt_in', 'secret'); SHOW search_path")
 check "a role that may not push into the destination gets its documents delivered" "$(docs rt_private)" secret
-check "... as the route's creator" "$(q "SELECT who FROM public.rt_seen")" rt_router
+check "... inserted as the destination's owner (its trigger runs as that role)" "$(q "SELECT string_agg(who::text, ',') FROM public.rt_seen")" rt_owner
 check "... whose settings do not reach the pusher" "$(tail -1 <<<"$out")" '"$user", public'
 check_has "the pusher still cannot read the destination" "$(as rt_app "SELECT count(*) FROM fetchq_data.rt_private__docs")" "permission denied"
+q "SELECT fetchq.route_create('rt_in2', 'rt_private')" >/dev/null
+q "SELECT fetchq.doc_push('rt_in2', 'from_superuser')" >/dev/null
+check "a superuser's route runs the owner's trigger as the owner, not as superuser" \
+    "$(q "SELECT string_agg(who::text, ',') FROM public.rt_seen")" "rt_owner,rt_owner"
+q "ALTER TABLE fetchq_data.rt_in__docs ENABLE ROW LEVEL SECURITY; CREATE POLICY rt_all ON fetchq_data.rt_in__docs USING (true)" >/dev/null
+check_has "row security on the source, for the creator: the push fails with 42501" \
+    "$(err rt_app "SELECT fetchq.doc_push('rt_in', 'filtered')")" "42501: route [0-9]+ .* may not deliver"
+check_has "... and such a route cannot be created" \
+    "$(err rt_router "SELECT fetchq.route_create('rt_in', 'rt_b')")" "42501: permission denied to create a route"
+q "DROP POLICY rt_all ON fetchq_data.rt_in__docs; ALTER TABLE fetchq_data.rt_in__docs DISABLE ROW LEVEL SECURITY" >/dev/null
 q "REVOKE INSERT ON fetchq_data.rt_private__docs FROM rt_router" >/dev/null
 out=$(err rt_app "SELECT fetchq.doc_push('rt_in', 'after_revoke')")
 check_has "a creator who lost the right: the push fails with 42501 naming the route" "$out" \
@@ -230,9 +247,16 @@ check_has "a creator who lost the right: the push fails with 42501 naming the ro
 check "... and nothing is pushed" "$(q "SELECT count(*) FROM fetchq_data.rt_in__docs WHERE subject = 'after_revoke'")" 0
 check_has "route_drop by another role is refused" "$(err rt_app "SELECT fetchq.route_drop('rt_in', 'rt_private')")" "42501: must be the creator"
 check "route_drop by its creator" "$(as rt_router "SELECT fetchq.route_drop('rt_in', 'rt_private') > 0")" t
+q "SELECT fetchq.route_drop('rt_in2', 'rt_private')" >/dev/null
 check "... after which no route or subscription row names its destination" "$(named_anywhere rt_private)" 0
 check_has "route_drop of a missing route" "$(err "SELECT fetchq.route_drop('rt_in', 'rt_private')")" "42704: .*does not exist"
-q "DROP TRIGGER rt_spy ON fetchq_data.rt_private__docs; DROP TABLE public.rt_seen; DROP FUNCTION public.rt_spy()" >/dev/null
+as rt_gone "SELECT fetchq.route_create('rt_in', 'rt_private')" >/dev/null
+psql -X -q -d "$db" -c "DROP OWNED BY rt_gone" >/dev/null
+psql -X -q -d postgres -c "DROP ROLE rt_gone" >/dev/null
+check_has "a creator that was dropped: the push fails with 42501 naming the route" \
+    "$(err rt_app "SELECT fetchq.doc_push('rt_in', 'orphan_route')")" "42501: route [0-9]+ .* may not deliver"
+q "SELECT fetchq.route_drop('rt_in', 'rt_private')" >/dev/null
+q "DROP TRIGGER rt_spy ON fetchq_data.rt_private__docs; DROP TABLE public.rt_seen" >/dev/null
 
 echo
 if [ "$failures" -gt 0 ]; then

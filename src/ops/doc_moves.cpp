@@ -15,6 +15,7 @@ void count_case(std::string_view queue, const core::MoveCase& c, int64_t n, int3
     // Documents that became pickable wake the queue's waiting picks at
     // commit; any move makes the queue not idle (queue_activity.hpp).
     if (c.to == core::DocStatus::kPending) note_pickable(queue);
+    if (c.from == core::DocStatus::kPending) note_picked(queue);
     note_activity(queue);
     for (const core::CounterDelta& d : c.deltas) metric_add(queue, d.counter, d.delta * n);
     if (c.version_delta != 0)

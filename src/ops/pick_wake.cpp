@@ -40,6 +40,25 @@ std::vector<uint32>& noted() {
     return slots;
 }
 
+std::vector<uint32>& picked() {
+    static std::vector<uint32> slots;
+    return slots;
+}
+
+void add_slot(std::vector<uint32>& slots, std::string_view queue) {
+    if (g_slots == nullptr) return;
+    const uint32 slot = slot_of(queue);
+    if (std::find(slots.begin(), slots.end(), slot) == slots.end()) slots.push_back(slot);
+}
+
+void wake(std::vector<uint32>& slots) {
+    for (uint32 slot : slots) {
+        pg_atomic_fetch_add_u64(&g_slots[slot].generation, 1);
+        ConditionVariableBroadcast(&g_slots[slot].cv);
+    }
+    slots.clear();
+}
+
 }  // namespace
 
 Size pick_wake_shmem_size() { return mul_size(sizeof(WakeSlot), kSlots); }
@@ -55,23 +74,24 @@ void pick_wake_shmem_init() {
     }
 }
 
-void note_pickable(std::string_view queue) {
-    if (g_slots == nullptr) return;
-    const uint32 slot = slot_of(queue);
-    std::vector<uint32>& slots = noted();
-    if (std::find(slots.begin(), slots.end(), slot) == slots.end()) slots.push_back(slot);
-}
+void note_pickable(std::string_view queue) { add_slot(noted(), queue); }
+
+void note_picked(std::string_view queue) { add_slot(picked(), queue); }
 
 void wake_pickers_at_commit() {
-    std::vector<uint32>& slots = noted();
-    for (uint32 slot : slots) {
-        pg_atomic_fetch_add_u64(&g_slots[slot].generation, 1);
-        ConditionVariableBroadcast(&g_slots[slot].cv);
-    }
-    slots.clear();
+    picked().clear();
+    wake(noted());
 }
 
-void forget_pickable() { noted().clear(); }
+void wake_pickers_at_abort() {
+    noted().clear();
+    wake(picked());
+}
+
+void forget_pickable() {
+    noted().clear();
+    picked().clear();
+}
 
 uint64_t pick_generation(std::string_view queue) {
     if (g_slots == nullptr) return 0;

@@ -21,8 +21,12 @@ void pick_wake_shmem_init();
 
 // This transaction made a document of `queue` pickable.
 void note_pickable(std::string_view queue);
+// This transaction took pending documents of `queue`: if it rolls back they
+// are pending again, and the waiters that skipped them must look again.
+void note_picked(std::string_view queue);
 // From the transaction callback.
 void wake_pickers_at_commit();
+void wake_pickers_at_abort();
 void forget_pickable();
 
 // The generation of the queue's slot: read before looking for documents,

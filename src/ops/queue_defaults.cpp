@@ -46,7 +46,7 @@ std::optional<Interval> read_ttl(const std::string& queue) {
         [] { return std::string("SELECT default_ttl FROM fetchq.queues WHERE name = $1"); },
         {TEXTOID});
     Datum arg = to_text(queue);
-    if (spi_execute(plan, &arg, nullptr, true) == 0) return std::nullopt;
+    if (spi_execute_latest(plan, &arg, nullptr) == 0) return std::nullopt;
     bool isnull = true;
     Datum value = spi_value(0, 1, &isnull);
     if (isnull) return std::nullopt;

@@ -7,6 +7,7 @@
 extern "C" {
 #include "utils/acl.h"
 #include "utils/plancache.h"
+#include "utils/rls.h"
 }
 
 namespace fetchq::ops {
@@ -115,6 +116,14 @@ bool queue_docs_allow(std::string_view queue, AclMode mode) {
 
 bool queue_docs_allow_role(std::string_view queue, Oid role, AclMode mode) {
     return table_allows(core::docs_table(queue), mode, role);
+}
+
+bool queue_row_security_applies(std::string_view queue, Oid role) {
+    const std::string docs = core::docs_table(queue);
+    return pg_call([&] {
+        const Oid relid = data_relid(docs.c_str());
+        return OidIsValid(relid) && check_enable_rls(relid, role, true) == RLS_ENABLED;
+    });
 }
 
 bool queue_may_push(std::string_view queue, Oid role) {

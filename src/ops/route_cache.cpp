@@ -66,7 +66,7 @@ std::shared_ptr<const QueueRoutes> read_routes(const std::string& queue) {
         {TEXTOID});
     Datum arg = to_text(queue);
     as_user(owner, [&] {
-        const uint64_t n = spi_execute(plan, &arg, nullptr, true);
+        const uint64_t n = spi_execute_latest(plan, &arg, nullptr);
         for (uint64_t row = 0; row < n; ++row) {
             bool isnull = true;
             out->is_topic = DatumGetBool(spi_value(row, 1, &isnull));

@@ -57,26 +57,38 @@ class PathStep {
     bool root_;
 };
 
-// The creator must still be allowed to read the source and push into the
-// destination. A destination without tables is left to the push, which
-// says the queue does not exist.
-void require_delivery_rights(const Route& route) {
-    const bool may_read = queue_docs_allow_role(route.source, route.owner, ACL_SELECT);
-    const bool may_push = queue_may_push(route.destination, route.owner) ||
-                          !OidIsValid(queue_owner_or_invalid(route.destination));
-    if (may_read && may_push) return;
-    const char* role = pg_call([&] { return GetUserNameFromId(route.owner, true); });
+[[noreturn]] void refuse_delivery(const Route& route, const std::string& why) {
     throw core::Error(core::sqlstate::kInsufficientPrivilege,
                       "route " + std::to_string(route.id) + " from queue \"" + route.source +
                           "\" to queue \"" + route.destination + "\" may not deliver",
-                      "Its creator, role \"" + std::string(role ? role : "?") +
-                          "\", may no longer " +
-                          (may_read ? "push into queue \"" + route.destination + "\""
-                                    : "read queue \"" + route.source + "\"") +
-                          ".",
+                      why,
                       "Give that role the right again, or drop the route with "
                       "fetchq.route_drop('" +
                           route.source + "', '" + route.destination + "').");
+}
+
+// The creator must still exist and be allowed to read every document of the
+// source (no row security hiding some) and to push into the destination.
+// Returns the destination's owner, as whom the copy is inserted: the owner's
+// triggers then run with the owner's rights, never with those of a
+// privileged role that made the route. A destination without tables is
+// left to the push, which says the queue does not exist.
+Oid check_delivery(const Route& route) {
+    const char* role = pg_call([&] { return GetUserNameFromId(route.owner, true); });
+    if (role == nullptr)
+        refuse_delivery(route,
+                        "Its creator, role " + std::to_string(route.owner) + ", no longer exists.");
+    const std::string creator = "Its creator, role \"" + std::string(role) + "\", ";
+    if (!queue_docs_allow_role(route.source, route.owner, ACL_SELECT))
+        refuse_delivery(route, creator + "may no longer read queue \"" + route.source + "\".");
+    if (queue_row_security_applies(route.source, route.owner))
+        refuse_delivery(route, creator + "sees the documents of queue \"" + route.source +
+                                   "\" through row security: a route would copy them all.");
+    const Oid owner = queue_owner_or_invalid(route.destination);
+    if (OidIsValid(owner) && !queue_may_push(route.destination, route.owner))
+        refuse_delivery(route,
+                        creator + "may no longer push into queue \"" + route.destination + "\".");
+    return OidIsValid(owner) ? owner : route.owner;
 }
 
 Datum datum_array(const std::vector<Datum>& elems, const std::vector<bool>* nulls, Oid type) {
@@ -122,8 +134,7 @@ int64_t deliver(const QueueRoutes& from, const Arrival& doc) {
                               route.uses_variables ? variables : 0))
             continue;
         PathStep step(route);
-        require_delivery_rights(route);
-        as_user(route.owner, [&] {
+        as_user(check_delivery(route), [&] {
             received += push_one(route.destination, doc.subject, doc.version, doc.priority,
                                  doc.next_iteration, doc.payload, doc.payload_null,
                                  Expiry::given(doc.expires_at));
@@ -155,8 +166,7 @@ int64_t deliver(const QueueRoutes& from, const Arrivals& docs) {
         const Datum priority_array = datum_array(priorities, nullptr, INT4OID);
         const Datum payload_array = datum_array(payloads, &payload_nulls, JSONBOID);
         PathStep step(route);
-        require_delivery_rights(route);
-        as_user(route.owner, [&] {
+        as_user(check_delivery(route), [&] {
             received +=
                 push_batch(route.destination, subject_array, priority_array, payload_array,
                            docs.version, docs.next_iteration, Expiry::given(docs.expires_at));

@@ -57,6 +57,13 @@ void require_route_rights(const std::string& source, const std::string& destinat
     for (const std::string* q : {&source, &destination})
         if (!registered_now(*q) || !OidIsValid(queue_owner_or_invalid(*q))) throw_queue_missing(*q);
     const bool may_read = queue_docs_allow(source, ACL_SELECT);
+    const Oid me = pg_call([] { return GetUserId(); });
+    if (may_read && queue_row_security_applies(source, me))
+        throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                          "permission denied to create a " + route_name(source, destination),
+                          "Row security filters what the role sees of queue \"" + source + "\".",
+                          "A route copies every document that arrives, so its creator must see "
+                          "them all.");
     if (may_read && queue_may_push(destination)) return;
     throw core::Error(core::sqlstate::kInsufficientPrivilege,
                       "permission denied to create a " + route_name(source, destination),
@@ -83,7 +90,9 @@ std::string cycle_through(const std::string& source, const std::string& destinat
         },
         {TEXTOID, TEXTOID});
     Datum values[2] = {to_text(destination), to_text(source)};
-    if (spi_execute(plan, values, nullptr, false, 1) == 0) return {};
+    // The latest routes, not the transaction's snapshot (taken, under
+    // REPEATABLE READ, before the lock was granted).
+    if (spi_execute_latest(plan, values, nullptr, 1) == 0) return {};
     return source + " -> " + spi_text(0, 1);
 }
 

@@ -104,6 +104,18 @@ uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bo
     });
 }
 
+uint64_t spi_execute_latest(SPIPlanPtr plan, const Datum* values, const char* nulls, long count) {
+    return pg_call([&] {
+        push_catalog_only_path();
+        int rc = SPI_execute_snapshot(plan, const_cast<Datum*>(values), nulls, GetLatestSnapshot(),
+                                      InvalidSnapshot, true, false, count);
+        PopOverrideSearchPath();
+        if (rc < 0)
+            elog(ERROR, "fetchq: SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+        return static_cast<uint64_t>(SPI_processed);
+    });
+}
+
 uint64_t spi_execute_text(const std::string& sql, bool read_only) {
     const char* text = sql.c_str();
     return pg_call([&] {

@@ -39,6 +39,13 @@ void forget_plans(std::string_view owner);
 uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bool read_only,
                      long count = 0);
 
+// Runs a read-only plan on the latest committed state (and this
+// transaction's earlier commands), not on the caller's statement or
+// transaction snapshot: what a per-backend cache stores must not be what an
+// older snapshot showed, or it would outlive the invalidation that emptied it.
+uint64_t spi_execute_latest(SPIPlanPtr plan, const Datum* values, const char* nulls,
+                            long count = 0);
+
 // Runs SQL text that takes no parameters (DDL built from quoted names).
 uint64_t spi_execute_text(const std::string& sql, bool read_only = false);
 
