@@ -98,6 +98,21 @@ SELECT pg_sleep(1.2);
 SELECT subject, status FROM fetchq_data.demo__docs WHERE subject = 'in-a-second';
 SELECT task, runs, rows_total FROM fetchq.worker_status()
 WHERE datname = current_database() AND task IN ('promote', 'orphans', 'expire');
+
+\echo
+\echo '-- Publish/subscribe: a topic keeps nothing; each subscription gets a copy of what'
+\echo '-- matches its selector (a SQL/JSON path predicate), in the pushing transaction.'
+SELECT * FROM fetchq.topic_create('orders');
+SELECT fetchq.subscribe('orders', 'billing');
+SELECT fetchq.subscribe('orders', 'big_orders', '$.amount > 100');
+SELECT fetchq.doc_push('orders', 'order-1', '{"amount": 250}') AS subscriptions_reached;
+SELECT fetchq.doc_push('orders', 'order-2', '{"amount": 20}') AS subscriptions_reached;
+SELECT 'billing' AS queue, subject FROM fetchq_data.billing__docs
+UNION ALL SELECT 'big_orders', subject FROM fetchq_data.big_orders__docs ORDER BY 1, 2;
+
+\echo
+\echo '-- A pick that waits (here up to 2 s) holding no snapshot; a CALL, as it commits.'
+CALL fetchq.doc_pick_wait('big_orders', 0, 10, '1 minute', '2 seconds', NULL);
 SQL
 
 cat <<EOF
