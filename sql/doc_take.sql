@@ -18,13 +18,15 @@ SELECT * FROM fetchq.doc_kill('tk', 'gone');
 -- peek changes nothing
 SELECT subject, payload, status, attempts FROM fetchq.doc_peek('tk', 'planned');
 SELECT count(*) AS missing FROM fetchq.doc_peek('tk', 'nope');
+SELECT count(*) AS named FROM fetchq.doc_peek(queue => 'tk', subject => 'planned');
 
 -- the low-priority pending one, though a pick would take the other first;
 -- an untyped duration literal, as doc_pick takes it
 SELECT subject, payload, attempts, next_iteration > now() + interval '4 minutes' AS locked
 FROM fetchq.doc_take('tk', 'pending_low', '5 minutes');
 -- a planned one, long before it is due
-SELECT subject, attempts FROM fetchq.doc_take('tk', 'planned', '1 minute', nowait => true);
+SELECT subject, attempts
+FROM fetchq.doc_take(queue => 'tk', subject => 'planned', duration => '1 minute', nowait => true);
 SELECT subject, status FROM fetchq_data.tk__docs ORDER BY subject;
 
 -- active, completed, killed, expired and missing documents: no row, nothing changed

@@ -5,8 +5,7 @@
 #include "ops/counters.hpp"
 #include "ops/pick_wake.hpp"
 #include "ops/queue_activity.hpp"
-#include "ops/queue_defaults.hpp"
-#include "ops/route_cache.hpp"
+#include "ops/catalog_cache.hpp"
 #include "ops/settings.hpp"
 #include "ops/shared_state.hpp"
 #include "ops/wake.hpp"
@@ -65,8 +64,7 @@ extern "C" PGDLLEXPORT void _PG_init(void) {
     fetchq::ops::define_settings();
     fetchq::pg::define_fetchq4_quoting();
     fetchq::ops::metrics_register_callbacks();
-    fetchq::ops::queue_defaults_register();
-    fetchq::ops::route_cache_register();
+    fetchq::ops::catalog_generation_register();
     RegisterXactCallback(on_xact, nullptr);
     if (!preloaded) return;
     fetchq::ops::request_shared_memory();

@@ -33,6 +33,8 @@ q "SELECT fetchq.queue_create('pw')" >/dev/null
 q "SELECT fetchq.doc_push('pw', 'ready')" >/dev/null
 q "CALL fetchq.doc_pick_wait('pw', 0, 10, '1 minute', '10 seconds', NULL)" >"$out_dir/ready"
 check "documents there: returned at once" "$(subjects ready)" ready
+check "named notation: queue, version, limit, lock, wait" \
+    "$(q "CALL fetchq.doc_pick_wait(queue => 'pw', version => 0, \"limit\" => 1, lock => '1 minute', wait => '0 seconds', docs => NULL)")" "[]"
 check "... picked as doc_pick picks" "$(q "SELECT status || ' ' || attempts FROM fetchq_data.pw__docs WHERE subject = 'ready'")" "2 1"
 
 echo "# a waiter holds no snapshot and no xid, and a push wakes it"

@@ -144,6 +144,13 @@ out=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "SET client_min_messages = d
     -c "SELECT fetchq.topic_create('rt_quiet')" -c "SELECT fetchq.doc_push('rt_quiet', 'q1')" 2>&1 >/dev/null)
 check "routing, a skipped duplicate and an empty topic raise no NOTICE or WARNING" "$(grep -E 'NOTICE|WARNING' <<<"$out" || true)" ""
 
+out=$(q "SELECT (fetchq.topic_create(name => 'rt_named')).was_created;
+          SELECT fetchq.subscribe(topic => 'rt_named', queue => 'rt_named_sub', selector => '\$.a == 1') > 0;
+          SELECT fetchq.route_create(source => 'rt_named_sub', destination => 'rt_c', selector => NULL) > 0;
+          SELECT fetchq.route_drop(source => 'rt_named_sub', destination => 'rt_c') > 0;
+          SELECT fetchq.unsubscribe(topic => 'rt_named', queue => 'rt_named_sub') > 0;" | paste -sd' ')
+check "named notation with the argument names of the API" "$out" "t t t t t"
+
 echo "# temporary subscriptions end with their session"
 psql -X -q -At -d "$db" -c "SELECT fetchq.subscribe_temporary('rt_news')" -c "SELECT pg_sleep(300) /* rt_temp */" \
     >/tmp/rt_temp_$$.out 2>/dev/null &

@@ -74,19 +74,25 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
     return static_cast<int64_t>(n);
 }
 
+namespace {
+
+// The temporary queues the scheduler may drop: listed in the registry (not
+// fetchq.queues.owner_session, which a role with UPDATE on the catalog could
+// point at another's queue), and only while the role that created each
+// still owns its tables.
+constexpr const char* kOwnedTemporaryQueues =
+    " FROM fetchq.temporary_queues AS t"
+    " JOIN pg_class AS c ON c.oid = to_regclass('fetchq_data.' || quote_ident(t.name || '__docs'))"
+    " WHERE c.relowner = t.created_by";
+
+}  // namespace
+
 std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live) {
     SPIPlanPtr plan = cached_plan("", "ended_temporary_queues",
                                   [] {
-                                      // Not fetchq.queues.owner_session: a role with UPDATE
-                                      // on the catalog could point it at another's queue.
-                                      // And only while the role that created it
-                                      // still owns its tables.
-                                      return std::string(
-                                          "SELECT t.name::text FROM fetchq.temporary_queues AS t"
-                                          " JOIN pg_class AS c ON c.oid = to_regclass("
-                                          "'fetchq_data.' || quote_ident(t.name || '__docs'))"
-                                          " WHERE t.session_key <> ALL ($1)"
-                                          " AND c.relowner = t.created_by ORDER BY t.name");
+                                      return "SELECT t.name::text" +
+                                             std::string(kOwnedTemporaryQueues) +
+                                             " AND t.session_key <> ALL ($1) ORDER BY t.name";
                                   },
                                   {INT8ARRAYOID});
     Datum keys = key_array(live);
@@ -99,13 +105,9 @@ std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live
 std::vector<std::string> idle_temporary_queues(TimestampTz now) {
     SPIPlanPtr plan = cached_plan("", "idle_temporary_queues",
                                   [] {
-                                      return std::string(
-                                          "SELECT t.name::text, t.created_at, t.idle_timeout"
-                                          " FROM fetchq.temporary_queues AS t"
-                                          " JOIN pg_class AS c ON c.oid = to_regclass("
-                                          "'fetchq_data.' || quote_ident(t.name || '__docs'))"
-                                          " WHERE t.idle_timeout IS NOT NULL"
-                                          " AND c.relowner = t.created_by ORDER BY t.name");
+                                      return "SELECT t.name::text, t.created_at, t.idle_timeout" +
+                                             std::string(kOwnedTemporaryQueues) +
+                                             " AND t.idle_timeout IS NOT NULL ORDER BY t.name";
                                   },
                                   {});
     const uint64_t n = spi_execute(plan, nullptr, nullptr, true);

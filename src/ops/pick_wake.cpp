@@ -1,12 +1,9 @@
 #include "ops/pick_wake.hpp"
 
-#include <algorithm>
-#include <vector>
-
+#include "ops/queue_slots.hpp"
 #include "pg/guard.hpp"
 
 extern "C" {
-#include "common/hashfn.h"
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/shmem.h"
@@ -28,35 +25,19 @@ struct WakeSlot {
 
 WakeSlot* g_slots = nullptr;
 
-// The queues of this database are told apart from those of others.
-uint32 slot_of(std::string_view queue) {
-    const uint32 h = hash_bytes(reinterpret_cast<const unsigned char*>(queue.data()),
-                                static_cast<int>(queue.size()));
-    return hash_combine(h, MyDatabaseId) % kSlots;
+// Moved to pending (woken at commit), moved out of pending (woken at abort).
+SlotSet g_pickable, g_picked;
+
+void add_slot(SlotSet& set, std::string_view queue) {
+    if (g_slots != nullptr) set.add(queue_slot(queue, kSlots));
 }
 
-std::vector<uint32>& noted() {
-    static std::vector<uint32> slots;
-    return slots;
-}
-
-std::vector<uint32>& picked() {
-    static std::vector<uint32> slots;
-    return slots;
-}
-
-void add_slot(std::vector<uint32>& slots, std::string_view queue) {
-    if (g_slots == nullptr) return;
-    const uint32 slot = slot_of(queue);
-    if (std::find(slots.begin(), slots.end(), slot) == slots.end()) slots.push_back(slot);
-}
-
-void wake(std::vector<uint32>& slots) {
-    for (uint32 slot : slots) {
+void wake(SlotSet& set) {
+    for (uint32 slot : set.slots()) {
         pg_atomic_fetch_add_u64(&g_slots[slot].generation, 1);
         ConditionVariableBroadcast(&g_slots[slot].cv);
     }
-    slots.clear();
+    set.clear();
 }
 
 }  // namespace
@@ -74,33 +55,33 @@ void pick_wake_shmem_init() {
     }
 }
 
-void note_pickable(std::string_view queue) { add_slot(noted(), queue); }
+void note_pickable(std::string_view queue) { add_slot(g_pickable, queue); }
 
-void note_picked(std::string_view queue) { add_slot(picked(), queue); }
+void note_picked(std::string_view queue) { add_slot(g_picked, queue); }
 
 void wake_pickers_at_commit() {
-    picked().clear();
-    wake(noted());
+    g_picked.clear();
+    wake(g_pickable);
 }
 
 void wake_pickers_at_abort() {
-    noted().clear();
-    wake(picked());
+    g_pickable.clear();
+    wake(g_picked);
 }
 
 void forget_pickable() {
-    noted().clear();
-    picked().clear();
+    g_pickable.clear();
+    g_picked.clear();
 }
 
 uint64_t pick_generation(std::string_view queue) {
     if (g_slots == nullptr) return 0;
-    return pg_atomic_read_u64(&g_slots[slot_of(queue)].generation);
+    return pg_atomic_read_u64(&g_slots[queue_slot(queue, kSlots)].generation);
 }
 
 bool wait_pickable(std::string_view queue, uint64_t seen, long timeout_ms) {
     if (g_slots == nullptr) return false;
-    WakeSlot* slot = &g_slots[slot_of(queue)];
+    WakeSlot* slot = &g_slots[queue_slot(queue, kSlots)];
     return pg_call([&] {
         bool woken = false;
         ConditionVariablePrepareToSleep(&slot->cv);

@@ -1,10 +1,8 @@
 #include "ops/queue_activity.hpp"
 
-#include <algorithm>
-#include <vector>
+#include "ops/queue_slots.hpp"
 
 extern "C" {
-#include "common/hashfn.h"
 #include "port/atomics.h"
 #include "storage/shmem.h"
 }
@@ -17,16 +15,7 @@ constexpr uint32 kSlots = 4096;
 
 pg_atomic_uint64* g_last = nullptr;
 
-uint32 slot_of(std::string_view queue) {
-    const uint32 h = hash_bytes(reinterpret_cast<const unsigned char*>(queue.data()),
-                                static_cast<int>(queue.size()));
-    return hash_combine(h, MyDatabaseId) % kSlots;
-}
-
-std::vector<uint32>& noted() {
-    static std::vector<uint32> slots;
-    return slots;
-}
+SlotSet g_moved;  // the queues whose documents this transaction moved
 
 }  // namespace
 
@@ -41,30 +30,26 @@ void queue_activity_shmem_init() {
 }
 
 void note_activity(std::string_view queue) {
-    if (g_last == nullptr) return;
-    const uint32 slot = slot_of(queue);
-    std::vector<uint32>& slots = noted();
-    if (std::find(slots.begin(), slots.end(), slot) == slots.end()) slots.push_back(slot);
+    if (g_last != nullptr) g_moved.add(queue_slot(queue, kSlots));
 }
 
 void record_activity_at_commit() {
-    std::vector<uint32>& slots = noted();
-    if (slots.empty()) return;
+    if (g_moved.slots().empty()) return;
     const auto now = static_cast<uint64>(GetCurrentTimestamp());
-    for (uint32 slot : slots) {
+    for (uint32 slot : g_moved.slots()) {
         // Only forward: a slower commit must not move it back.
         uint64 seen = pg_atomic_read_u64(&g_last[slot]);
         while (seen < now && !pg_atomic_compare_exchange_u64(&g_last[slot], &seen, now)) {
         }
     }
-    slots.clear();
+    g_moved.clear();
 }
 
-void forget_activity() { noted().clear(); }
+void forget_activity() { g_moved.clear(); }
 
 TimestampTz last_activity(std::string_view queue) {
     if (g_last == nullptr) return 0;
-    return static_cast<TimestampTz>(pg_atomic_read_u64(&g_last[slot_of(queue)]));
+    return static_cast<TimestampTz>(pg_atomic_read_u64(&g_last[queue_slot(queue, kSlots)]));
 }
 
 }  // namespace fetchq::ops

@@ -7,7 +7,6 @@
 extern "C" {
 #include "utils/acl.h"
 #include "utils/plancache.h"
-#include "utils/rls.h"
 }
 
 namespace fetchq::ops {
@@ -98,13 +97,11 @@ Oid data_relid(const char* name) {
     return OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
 }
 
-// True when the table exists and `role` (InvalidOid: the caller) has `mode`
-// on it.
-bool table_allows(const std::string& name, AclMode mode, Oid role = InvalidOid) {
+// True when the table exists and the caller has `mode` on it.
+bool table_allows(const std::string& name, AclMode mode) {
     return pg_call([&] {
         const Oid relid = data_relid(name.c_str());
-        return OidIsValid(relid) &&
-               pg_class_aclcheck(relid, OidIsValid(role) ? role : GetUserId(), mode) == ACLCHECK_OK;
+        return OidIsValid(relid) && pg_class_aclcheck(relid, GetUserId(), mode) == ACLCHECK_OK;
     });
 }
 
@@ -112,23 +109,6 @@ bool table_allows(const std::string& name, AclMode mode, Oid role = InvalidOid) 
 
 bool queue_docs_allow(std::string_view queue, AclMode mode) {
     return table_allows(core::docs_table(queue), mode);
-}
-
-bool queue_docs_allow_role(std::string_view queue, Oid role, AclMode mode) {
-    return table_allows(core::docs_table(queue), mode, role);
-}
-
-bool queue_row_security_applies(std::string_view queue, Oid role) {
-    const std::string docs = core::docs_table(queue);
-    return pg_call([&] {
-        const Oid relid = data_relid(docs.c_str());
-        return OidIsValid(relid) && check_enable_rls(relid, role, true) == RLS_ENABLED;
-    });
-}
-
-bool queue_may_push(std::string_view queue, Oid role) {
-    const std::string docs = core::docs_table(queue);
-    return table_allows(docs, ACL_INSERT, role) && table_allows(docs, ACL_SELECT, role);
 }
 
 bool queue_tables_readable(std::string_view queue) {

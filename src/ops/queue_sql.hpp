@@ -42,15 +42,6 @@ std::vector<std::string> all_queue_names();
 // `mode` on it: how a reader of every queue (fetchq.stats) skips, instead of
 // failing on, the queues it may not read.
 bool queue_docs_allow(std::string_view queue, AclMode mode);
-// The same for another role (a route's creator, at delivery).
-bool queue_docs_allow_role(std::string_view queue, Oid role, AclMode mode);
-// True when row security filters what `role` sees of the queue's documents
-// table (enabled there, and the role neither owns it nor bypasses it).
-bool queue_row_security_applies(std::string_view queue, Oid role);
-// What a push takes with table privileges: INSERT on the documents table,
-// and SELECT, which INSERT ... ON CONFLICT (subject) needs. role InvalidOid:
-// the caller.
-bool queue_may_push(std::string_view queue, Oid role = InvalidOid);
 
 // The role that owns the queue's documents table; InvalidOid when the queue
 // has no tables.

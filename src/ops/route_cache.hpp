@@ -1,8 +1,6 @@
-// The routes out of each queue, cached per backend so that a warm push reads
-// no catalog. Any committed change of fetchq.routes or fetchq.queues (a
-// statement trigger on each sends a relcache invalidation at commit, see
-// fetchq.routes_changed) empties every backend's cache, as for the queue
-// settings of ops/queue_defaults.hpp.
+// The routes out of each queue, cached per backend (ops/catalog_cache.hpp)
+// so that a warm push reads no catalog: any committed change of
+// fetchq.routes or fetchq.queues reaches every backend's next push.
 #pragma once
 
 #include <cstdint>
@@ -33,8 +31,5 @@ struct QueueRoutes {
 // The routes out of `queue` (none for a missing queue). Shared: a cache
 // emptied during a delivery leaves the caller's copy intact. Needs SPI.
 std::shared_ptr<const QueueRoutes> routes_from(const std::string& queue);
-
-// Installs the invalidation callback (from _PG_init).
-void route_cache_register();
 
 }  // namespace fetchq::ops

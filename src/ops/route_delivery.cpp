@@ -1,11 +1,14 @@
 #include "ops/route_delivery.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "ops/doc_push.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/route_rights.hpp"
 #include "ops/route_selector.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
+#include "pg/spi.hpp"
 
 namespace fetchq::ops {
 
@@ -32,18 +35,17 @@ class PathStep {
   public:
     explicit PathStep(const Route& route) : root_(delivery_path().empty()) {
         std::vector<std::string>& path = delivery_path();
-        std::vector<std::string> seen = root_ ? std::vector<std::string>{route.source} : path;
-        for (const std::string& q : seen) {
-            if (q != route.destination) continue;
-            seen.push_back(route.destination);
+        if (root_) path.push_back(route.source);
+        if (std::find(path.begin(), path.end(), route.destination) != path.end()) {
+            const std::string cycle = path_text(path) + " -> " + route.destination;
+            if (root_) path.pop_back();  // no destructor runs after a throw here
             throw core::Error(core::sqlstate::kObjectNotInPrerequisiteState,
-                              "routes form a cycle: " + path_text(seen),
+                              "routes form a cycle: " + cycle,
                               "Route " + std::to_string(route.id) + " from queue \"" +
                                   route.source + "\" to queue \"" + route.destination +
                                   "\" leads back to a queue the document came through.",
                               "Drop one of these routes with fetchq.route_drop().");
         }
-        if (root_) path.push_back(route.source);
         path.push_back(route.destination);
     }
     ~PathStep() {
@@ -67,28 +69,22 @@ class PathStep {
                           route.source + "', '" + route.destination + "').");
 }
 
-// The creator must still exist and be allowed to read every document of the
-// source (no row security hiding some) and to push into the destination.
-// Returns the destination's owner, as whom the copy is inserted: the owner's
-// triggers then run with the owner's rights, never with those of a
-// privileged role that made the route. A destination without tables is
-// left to the push, which says the queue does not exist.
+// The creator must still exist, read every document of the source and be
+// allowed to push into the destination (ops/route_rights.hpp). Returns the
+// destination's owner, as whom the copy is inserted: the owner's triggers
+// then run with the owner's rights, never with those of a privileged role
+// that made the route. A destination without tables is left to the push,
+// which says the queue does not exist.
 Oid check_delivery(const Route& route) {
-    const char* role = pg_call([&] { return GetUserNameFromId(route.owner, true); });
-    if (role == nullptr)
+    const RouteRights rights = route_rights(route.source, route.destination, route.owner);
+    if (!rights.role_exists)
         refuse_delivery(route,
                         "Its creator, role " + std::to_string(route.owner) + ", no longer exists.");
-    const std::string creator = "Its creator, role \"" + std::string(role) + "\", ";
-    if (!queue_docs_allow_role(route.source, route.owner, ACL_SELECT))
-        refuse_delivery(route, creator + "may no longer read queue \"" + route.source + "\".");
-    if (queue_row_security_applies(route.source, route.owner))
-        refuse_delivery(route, creator + "sees the documents of queue \"" + route.source +
-                                   "\" through row security: a route would copy them all.");
-    const Oid owner = queue_owner_or_invalid(route.destination);
-    if (OidIsValid(owner) && !queue_may_push(route.destination, route.owner))
-        refuse_delivery(route,
-                        creator + "may no longer push into queue \"" + route.destination + "\".");
-    return OidIsValid(owner) ? owner : route.owner;
+    if (!rights.destination_exists) return route.owner;
+    if (may_route(rights)) return rights.destination_owner;
+    const char* role = pg_call([&] { return GetUserNameFromId(route.owner, true); });
+    refuse_delivery(route, route_refusal(rights, "Its creator, role \"" + std::string(role) + "\",",
+                                         route.source, route.destination));
 }
 
 Datum datum_array(const std::vector<Datum>& elems, const std::vector<bool>* nulls, Oid type) {

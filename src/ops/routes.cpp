@@ -4,6 +4,7 @@
 #include "ops/queue_lifecycle.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/route_cache.hpp"
+#include "ops/route_rights.hpp"
 #include "ops/route_selector.hpp"
 #include "pg/as_user.hpp"
 
@@ -42,7 +43,8 @@ std::string route_name(const std::string& source, const std::string& destination
 }
 
 // Whether the queue is registered, seeing what this very call did before
-// (subscribe creates the queue it routes to): not a read-only lookup.
+// (subscribe creates the queue it routes to): queue_exists reads on the
+// statement's snapshot, as a STABLE caller needs.
 bool registered_now(const std::string& queue) {
     SPIPlanPtr plan = cached_plan(
         "", "route_queue_registered",
@@ -51,25 +53,21 @@ bool registered_now(const std::string& queue) {
     return spi_execute(plan, &name, nullptr, false, 1) > 0;
 }
 
-// A route delivers with its creator's rights, so a role routes only what it
-// may read into a queue it may push into.
+// A route delivers with its creator's rights (checked again at each
+// delivery), so a role routes only what it may read into a queue it may
+// push into.
 void require_route_rights(const std::string& source, const std::string& destination) {
+    const RouteRights rights =
+        route_rights(source, destination, pg_call([] { return GetUserId(); }));
     for (const std::string* q : {&source, &destination})
-        if (!registered_now(*q) || !OidIsValid(queue_owner_or_invalid(*q))) throw_queue_missing(*q);
-    const bool may_read = queue_docs_allow(source, ACL_SELECT);
-    const Oid me = pg_call([] { return GetUserId(); });
-    if (may_read && queue_row_security_applies(source, me))
-        throw core::Error(core::sqlstate::kInsufficientPrivilege,
-                          "permission denied to create a " + route_name(source, destination),
-                          "Row security filters what the role sees of queue \"" + source + "\".",
-                          "A route copies every document that arrives, so its creator must see "
-                          "them all.");
-    if (may_read && queue_may_push(destination)) return;
+        if (!registered_now(*q)) throw_queue_missing(*q);
+    if (!rights.source_exists) throw_queue_missing(source);
+    if (!rights.destination_exists) throw_queue_missing(destination);
+    if (may_route(rights)) return;
     throw core::Error(core::sqlstate::kInsufficientPrivilege,
                       "permission denied to create a " + route_name(source, destination),
-                      may_read ? "The role may not push into queue \"" + destination + "\"."
-                               : "The role may not read queue \"" + source + "\".",
-                      "A route delivers with its creator's rights: a role may route only the "
+                      route_refusal(rights, "The role", source, destination),
+                      "A route delivers with its creator's rights: a role may route only all the "
                       "documents of a queue it may read into a queue it may push into.");
 }
 

@@ -126,8 +126,8 @@ Datum queue_drop_version(FunctionCallInfo fcinfo) {
 
 // queues_changed() and routes_changed(): statement triggers of fetchq.queues
 // and fetchq.routes. Every backend caches queue settings and routes read at
-// each push (ops/queue_defaults.hpp, ops/route_cache.hpp); the invalidation
-// queued here empties those caches when the change commits.
+// each push (ops/catalog_cache.hpp); the invalidation queued here empties
+// those caches when the change commits.
 Datum queues_changed(FunctionCallInfo fcinfo) {
     if (!CALLED_AS_TRIGGER(fcinfo))
         throw core::Error(core::sqlstate::kInvalidParameterValue,

@@ -42,7 +42,7 @@ CREATE FUNCTION fetchq.queue_set_retry_policy(queue VARCHAR, delay INTERVAL,
     jitter DOUBLE PRECISION DEFAULT 0, OUT affected_rows INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_queue_set_retry_policy' LANGUAGE C VOLATILE;
 
--- Empties every backend's cache of queue settings (src/pg/queue_defaults.hpp)
+-- Empties every backend's cache of queue settings (src/ops/catalog_cache.hpp)
 -- when a change of fetchq.queues commits, however it was made.
 CREATE FUNCTION fetchq.queues_changed() RETURNS trigger
 AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;

@@ -41,9 +41,9 @@ Datum route_drop(FunctionCallInfo fcinfo) {
     PG_RETURN_INT64(id);
 }
 
-// topic_create(topic) -> (was_created, queue_id), as queue_create
+// topic_create(name) -> (was_created, queue_id), as queue_create
 Datum topic_create(FunctionCallInfo fcinfo) {
-    const std::string topic = arg_queue(fcinfo, 0, "topic");
+    const std::string topic = arg_queue(fcinfo, 0, "name");
     spi_connect();
     const CreatedTopic t = create_topic(topic);
     spi_finish();

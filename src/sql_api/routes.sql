@@ -16,7 +16,7 @@ AS 'MODULE_PATHNAME', 'fetchq_route_drop' LANGUAGE C VOLATILE STRICT;
 
 -- A queue that keeps nothing and only routes: a push into it returns how
 -- many subscriptions queued the document.
-CREATE FUNCTION fetchq.topic_create(topic VARCHAR, OUT was_created BOOLEAN,
+CREATE FUNCTION fetchq.topic_create(name VARCHAR, OUT was_created BOOLEAN,
     OUT queue_id INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_topic_create' LANGUAGE C VOLATILE STRICT;
 
@@ -35,7 +35,7 @@ CREATE FUNCTION fetchq.subscribe_temporary(topic VARCHAR, selector TEXT DEFAULT 
 RETURNS VARCHAR
 AS 'MODULE_PATHNAME', 'fetchq_subscribe_temporary' LANGUAGE C VOLATILE;
 
--- Empties every backend's cache of routes (src/ops/route_cache.hpp) when a
+-- Empties every backend's cache of routes (src/ops/catalog_cache.hpp) when a
 -- change of fetchq.routes commits, however it was made.
 CREATE FUNCTION fetchq.routes_changed() RETURNS trigger
 AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;

@@ -1,0 +1,51 @@
+// The generation of fetchq's catalog as this backend knows it: bumped by
+// every relcache invalidation of fetchq.queues or fetchq.routes. Statement
+// triggers on both tables (fetchq.queues_changed, fetchq.routes_changed)
+// queue such an invalidation for any change, through a function or plain
+// SQL; PostgreSQL delivers it to every backend when the change commits, to
+// the changing backend at its next command, and again at a rollback.
+//
+// CatalogCache is a per-backend cache of what a push reads of the catalog
+// (queue settings, routes): it keeps the generation its entries were read
+// at and drops them when it moved on, and keeps a value only if the
+// generation did not move while it was read (an invalidation accepted
+// during the read may be newer than what was read). Its readers read on the
+// latest snapshot (pg/spi.hpp's spi_execute_latest), never an older one,
+// which could hold what an invalidation already emptied.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+namespace fetchq::ops {
+
+uint64_t catalog_generation();
+
+// Installs the invalidation callback (from _PG_init).
+void catalog_generation_register();
+
+template <typename Value>
+class CatalogCache {
+  public:
+    // The value of `key`, read with read() when not cached (needs SPI).
+    template <typename Read>
+    Value get(const std::string& key, Read&& read) {
+        const uint64_t now = catalog_generation();
+        if (generation_ != now) {
+            entries_.clear();
+            generation_ = now;
+        }
+        auto it = entries_.find(key);
+        if (it != entries_.end()) return it->second;
+        Value value = read();
+        if (catalog_generation() == now) entries_.emplace(key, value);
+        return value;
+    }
+
+  private:
+    std::unordered_map<std::string, Value> entries_;
+    uint64_t generation_ = 0;
+};
+
+}  // namespace fetchq::ops

@@ -1,0 +1,36 @@
+// What a role may do with a route from one queue to another, looked up in
+// one go: route_create asks for the caller, each delivery for the route's
+// creator (ops/route_delivery.hpp). A route copies every document that
+// arrives in its source, so the role must read them all (no row security
+// filtering what it sees) and be allowed to push into the destination.
+#pragma once
+
+#include <string>
+
+#include "pg/postgres.hpp"
+
+namespace fetchq::ops {
+
+struct RouteRights {
+    bool role_exists = false;
+    bool source_exists = false;       // the source's documents table
+    bool destination_exists = false;  // the destination's
+    bool may_read = false;            // SELECT on the source's documents
+    bool filtered = false;            // row security filters what it sees of them
+    bool may_push = false;            // INSERT and SELECT (ON CONFLICT) on the destination's
+    Oid destination_owner = InvalidOid;
+};
+
+RouteRights route_rights(const std::string& source, const std::string& destination, Oid role);
+
+inline bool may_route(const RouteRights& r) {
+    return r.role_exists && r.may_read && !r.filtered && r.may_push;
+}
+
+// Why an existing role may not route (empty when it may), as a sentence for an
+// error's detail, naming the role as `who` ("The role", "Its creator, role
+// \"r\",").
+std::string route_refusal(const RouteRights& rights, const std::string& who,
+                          const std::string& source, const std::string& destination);
+
+}  // namespace fetchq::ops
