@@ -19,6 +19,10 @@
 #   bench/run.sh --pick-wait  the waiting pick (bench/pick_wait.py, ~1 min): wake latency
 #                           from the pusher's commit, CPU of idle waiters; writes the
 #                           "Waiting pick" block of docs/benchmarks.md
+#   bench/run.sh --privileges  push and pick + complete by a role with only a
+#                           queue_grant next to the queue's owner (bench/privileges.py,
+#                           ~2 min): writes the "Per-queue privileges" block of
+#                           docs/benchmarks.md
 #   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
 #                           the disk; prints and keeps its results under build/bench,
 #                           writes nothing under docs/
@@ -47,6 +51,7 @@ for arg in "$@"; do
     --workers) mode=workers ;;
     --topics) mode=topics ;;
     --pick-wait) mode=pick_wait ;;
+    --privileges) mode=privileges ;;
     --fsync) fsync=on ;;
     *) pass+=("$arg") ;;
     esac
@@ -123,7 +128,8 @@ fetch_reference() {
 
 mkdir -p "$OUT"
 systems=floor,floor_counted,reference,extension
-if [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ]; then
+if [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ] ||
+    [ "$mode" = privileges ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
     systems=floor,floor_counted,reference,pgq,extension
@@ -134,7 +140,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-case "$mode" in workers | topics | pick_wait) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -185,6 +191,11 @@ if [ "$mode" = pick_wait ]; then
         "${pass[@]}"
     exit
 fi
+if [ "$mode" = privileges ]; then
+    python3 bench/privileges.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
+        "${pass[@]}"
+    exit
+fi
 if [ "$mode" = topics ]; then
     python3 bench/topics.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pass[@]}"
@@ -202,5 +213,6 @@ profile) args+=(--profile) ;;
 full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
-[ "$mode" = smoke ] && python3 bench/topics.py --smoke && python3 bench/pick_wait.py --smoke
+[ "$mode" = smoke ] && python3 bench/topics.py --smoke && python3 bench/pick_wait.py --smoke &&
+    python3 bench/privileges.py --smoke
 exit 0

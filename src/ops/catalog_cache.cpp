@@ -13,17 +13,27 @@ namespace fetchq::ops {
 
 namespace {
 
+// The tables whose changes empty the caches.
+constexpr const char* kCatalogTables[] = {"queues", "routes", "queue_grants"};
+constexpr int kTables = sizeof(kCatalogTables) / sizeof(kCatalogTables[0]);
+
 // Plain data, so that the callback never allocates.
 uint64_t g_generation = 1;
-Oid g_queues_relid = InvalidOid;
-Oid g_routes_relid = InvalidOid;
+Oid g_relids[kTables] = {InvalidOid};
+bool g_known = false;
+
+bool watched(Oid relid) {
+    for (Oid r : g_relids)
+        if (r == relid) return true;
+    return false;
+}
 
 // The tables may have been dropped (DROP EXTENSION): looked up again.
 void on_relcache(Datum, Oid relid) {
     pg::callback_entry(ERROR, "catalog_relcache_callback", [relid] {
-        if (relid != InvalidOid && relid != g_queues_relid && relid != g_routes_relid) return;
+        if (relid != InvalidOid && !watched(relid)) return;
         ++g_generation;
-        g_queues_relid = g_routes_relid = InvalidOid;
+        g_known = false;
     });
 }
 
@@ -37,9 +47,12 @@ Oid catalog_relid(const char* name) {
 }  // namespace
 
 uint64_t catalog_generation() {
-    if (g_queues_relid == InvalidOid || g_routes_relid == InvalidOid) {
-        g_queues_relid = catalog_relid("queues");
-        g_routes_relid = catalog_relid("routes");
+    if (!g_known) {
+        g_known = true;
+        for (int i = 0; i < kTables; ++i) {
+            g_relids[i] = catalog_relid(kCatalogTables[i]);
+            g_known = g_known && OidIsValid(g_relids[i]);
+        }
     }
     return g_generation;
 }

@@ -1,12 +1,12 @@
 // The generation of fetchq's catalog as this backend knows it: bumped by
-// every relcache invalidation of fetchq.queues or fetchq.routes. Statement
-// triggers on both tables (fetchq.queues_changed, fetchq.routes_changed)
+// every relcache invalidation of fetchq.queues, fetchq.routes or
+// fetchq.queue_grants. Statement triggers on the three tables
 // queue such an invalidation for any change, through a function or plain
 // SQL; PostgreSQL delivers it to every backend when the change commits, to
 // the changing backend at its next command, and again at a rollback.
 //
 // CatalogCache is a per-backend cache of what a push reads of the catalog
-// (queue settings, routes): it keeps the generation its entries were read
+// (queue settings, routes, queue grants): it keeps the generation its entries were read
 // at and drops them when it moved on, and keeps a value only if the
 // generation did not move while it was read (an invalidation accepted
 // during the read may be newer than what was read). Its readers read on the
@@ -41,6 +41,13 @@ class CatalogCache {
         Value value = read();
         if (catalog_generation() == now) entries_.emplace(key, value);
         return value;
+    }
+
+    // The cached value of `key`, if any (needs no SPI).
+    const Value* peek(const std::string& key) {
+        if (generation_ != catalog_generation()) return nullptr;
+        auto it = entries_.find(key);
+        return it == entries_.end() ? nullptr : &it->second;
     }
 
   private:

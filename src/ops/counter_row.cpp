@@ -147,15 +147,17 @@ bool usable(Relation rel, Relation* index) {
 // are checked, as the UPDATE this replaces would check them, and a
 // publication's demand for a replica identity. index stays NULL when the
 // table is not usable().
-void open_counters(CounterTable* t) {
+void open_counters(CounterTable* t, bool check_caller) {
     // Changes made earlier in this transaction (metric_set) must be seen.
     CommandCounterIncrement();
     t->rel = table_open(RangeVarGetRelid(makeRangeVar(const_cast<char*>("fetchq"),
                                                       const_cast<char*>("counters"), -1),
                                          RowExclusiveLock, false),
                         NoLock);
-    const AclResult acl = pg_class_aclcheck(RelationGetRelid(t->rel), GetUserId(), ACL_UPDATE);
-    if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(t->rel));
+    if (check_caller) {
+        const AclResult acl = pg_class_aclcheck(RelationGetRelid(t->rel), GetUserId(), ACL_UPDATE);
+        if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(t->rel));
+    }
     CheckCmdReplicaIdentity(t->rel, CMD_UPDATE);
     t->index = nullptr;
     if (!usable(t->rel, &t->index)) t->index = nullptr;
@@ -173,9 +175,9 @@ bool update_row(const CounterTable* t, const RowChange* change) {
 
 }  // namespace
 
-CounterTable counter_table_open() {
+CounterTable counter_table_open(bool check_caller) {
     CounterTable t;
-    pg_call([&] { open_counters(&t); });
+    pg_call([&] { open_counters(&t, check_caller); });
     return t;
 }
 

@@ -18,7 +18,10 @@ struct CounterTable {
     Relation rel = nullptr;
     Relation index = nullptr;  // its primary key; NULL: use SQL instead
 };
-CounterTable counter_table_open();
+// check_caller: raise an error unless the caller may UPDATE the table, as
+// the UPDATE this replaces would; false when every row is written on the
+// caller's behalf (ops/queue_access.hpp).
+CounterTable counter_table_open(bool check_caller);
 void counter_table_close(CounterTable& table);
 
 // Adds `row`'s changes to the row (row.queue, slot) of fetchq.counters and

@@ -1,5 +1,6 @@
 #include "ops/counters.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
 #include "ops/counter_row.hpp"
+#include "ops/queue_grants.hpp"
+#include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 
@@ -74,16 +77,32 @@ void upsert(const std::vector<core::MetricDelta>& rows, Datum slot) {
     spi_execute(plan, values, nullptr, false);
 }
 
+// Runs f as the owner of the counter tables when the counters are written on
+// the caller's behalf, as the caller otherwise.
+template <typename F>
+void as_writer(bool on_behalf, F&& f) {
+    if (!on_behalf) {
+        f();
+        return;
+    }
+    as_user(table_owner("fetchq", "counters"), f);
+}
+
 // Counters with other names: a row each.
-void flush_others(const std::vector<core::MetricDelta>& rows, Datum slot) {
+template <typename OnBehalf>
+void flush_others(const std::vector<core::MetricDelta>& rows, Datum slot, OnBehalf&& on_behalf) {
     SPIPlanPtr bump = cached_plan("", "metrics_bump", [] { return std::string(kBumpSql); },
                                   {TEXTOID, TEXTOID, INT2OID, INT8OID});
-    std::vector<core::MetricDelta> missing;
+    std::vector<core::MetricDelta> missing[2];
     for (const core::MetricDelta& row : rows) {
         Datum values[4] = {to_text(row.queue), to_text(row.metric), slot, Int64GetDatum(row.delta)};
-        if (spi_execute(bump, values, nullptr, false) == 0) missing.push_back(row);
+        const bool behalf = on_behalf(row.queue);
+        uint64_t n = 0;
+        as_writer(behalf, [&] { n = spi_execute(bump, values, nullptr, false); });
+        if (n == 0) missing[behalf].push_back(row);
     }
-    if (!missing.empty()) upsert(missing, slot);
+    for (const bool behalf : {false, true})
+        if (!missing[behalf].empty()) as_writer(behalf, [&] { upsert(missing[behalf], slot); });
 }
 
 // The first change of a queue's counters in this slot: insert the row, or
@@ -150,6 +169,23 @@ class LazySpi {
     bool connected_ = false;
 };
 
+// A queue with grants of its own has its counters written on its callers'
+// behalf, as the tables' owner: they may hold no privilege on them
+// (ops/queue_access.hpp). Its grants are cached by the call that changed
+// them, unless they changed since.
+class OnBehalf {
+  public:
+    explicit OnBehalf(LazySpi& spi) : spi_(spi) {}
+    bool operator()(const std::string& queue) {
+        if (const auto grants = queue_grants_if_cached(queue)) return !grants->empty();
+        spi_.need();
+        return !queue_grants(queue)->empty();
+    }
+
+  private:
+    LazySpi& spi_;
+};
+
 // The standard counters first, one row per queue in queue order (updated in
 // place, see counter_row.hpp; inserted on the queue's first change in this
 // slot), then the others: every writer of both tables (flush, counter_set,
@@ -162,19 +198,23 @@ void flush() {
     const core::SplitDeltas split = core::split_counter_deltas(sorted);
     const auto slot = static_cast<int16>(MyBackendId % kMetricSlots);
     LazySpi spi;
+    OnBehalf on_behalf(spi);
     if (!split.rows.empty()) {
-        CounterTable table = counter_table_open();
-        for (const core::CounterRow& row : split.rows) {
-            if (counter_row_add(table, row, slot)) continue;
+        std::vector<bool> behalf;
+        for (const core::CounterRow& row : split.rows) behalf.push_back(on_behalf(row.queue));
+        const bool any_own = std::find(behalf.begin(), behalf.end(), false) != behalf.end();
+        CounterTable table = counter_table_open(any_own);
+        for (std::size_t i = 0; i < split.rows.size(); ++i) {
+            if (counter_row_add(table, split.rows[i], slot)) continue;
             spi.need();
-            insert_counter_row(row, Int16GetDatum(slot));
+            as_writer(behalf[i], [&] { insert_counter_row(split.rows[i], Int16GetDatum(slot)); });
             pg_call([] { CommandCounterIncrement(); });
         }
         counter_table_close(table);
     }
     if (!split.others.empty()) {
         spi.need();
-        flush_others(split.others, Int16GetDatum(slot));
+        flush_others(split.others, Int16GetDatum(slot), on_behalf);
     }
     spi.finish();
 }

@@ -97,11 +97,13 @@ Oid data_relid(const char* name) {
     return OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
 }
 
-// True when the table exists and the caller has `mode` on it.
-bool table_allows(const std::string& name, AclMode mode) {
+// True when the table exists and `role` (the caller when invalid) has
+// `mode` on it.
+bool table_allows(const std::string& name, AclMode mode, Oid role = InvalidOid) {
     return pg_call([&] {
         const Oid relid = data_relid(name.c_str());
-        return OidIsValid(relid) && pg_class_aclcheck(relid, GetUserId(), mode) == ACLCHECK_OK;
+        const Oid who = OidIsValid(role) ? role : GetUserId();
+        return OidIsValid(relid) && pg_class_aclcheck(relid, who, mode) == ACLCHECK_OK;
     });
 }
 
@@ -109,6 +111,10 @@ bool table_allows(const std::string& name, AclMode mode) {
 
 bool queue_docs_allow(std::string_view queue, AclMode mode) {
     return table_allows(core::docs_table(queue), mode);
+}
+
+bool queue_docs_allow_role(std::string_view queue, AclMode mode, Oid role) {
+    return table_allows(core::docs_table(queue), mode, role);
 }
 
 bool queue_tables_readable(std::string_view queue) {

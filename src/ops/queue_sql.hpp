@@ -42,6 +42,8 @@ std::vector<std::string> all_queue_names();
 // `mode` on it: how a reader of every queue (fetchq.stats) skips, instead of
 // failing on, the queues it may not read.
 bool queue_docs_allow(std::string_view queue, AclMode mode);
+// The same for another role.
+bool queue_docs_allow_role(std::string_view queue, AclMode mode, Oid role);
 
 // The role that owns the queue's documents table; InvalidOid when the queue
 // has no tables.

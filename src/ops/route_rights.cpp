@@ -1,6 +1,7 @@
 #include "ops/route_rights.hpp"
 
 #include "core/queue_name.hpp"
+#include "ops/queue_access.hpp"
 #include "pg/guard.hpp"
 
 extern "C" {
@@ -58,12 +59,23 @@ RouteRights route_rights(const std::string& source, const std::string& destinati
         if (r.destination_exists)
             r.may_push = allows(to.relid, role, ACL_INSERT) && allows(to.relid, role, ACL_SELECT);
     });
+    if (!r.role_exists) return r;
+    // A queue with grants of its own: its queue privileges decide instead.
+    if (r.source_exists && queue_has_grants(source)) {
+        r.may_read = queue_privilege_held(source, core::QueuePrivilege::kManage, role);
+        r.filtered = false;
+    }
+    if (r.destination_exists && queue_has_grants(destination))
+        r.may_push = queue_privilege_held(destination, core::QueuePrivilege::kPush, role);
     return r;
 }
 
 std::string route_refusal(const RouteRights& r, const std::string& who, const std::string& source,
                           const std::string& destination) {
-    if (!r.may_read) return who + " may not read queue \"" + source + "\".";
+    if (!r.may_read)
+        return who + " may not read queue \"" + source +
+               "\" (or, when it has grants of its own, "
+               "lacks manage on it).";
     if (r.filtered)
         return who + " sees the documents of queue \"" + source +
                "\" through row security, and a route copies them all.";

@@ -2,7 +2,9 @@
 // one go: route_create asks for the caller, each delivery for the route's
 // creator (ops/route_delivery.hpp). A route copies every document that
 // arrives in its source, so the role must read them all (no row security
-// filtering what it sees) and be allowed to push into the destination.
+// filtering what it sees) and be allowed to push into the destination. A
+// queue with grants of its own (ops/queue_access.hpp) asks for manage on the
+// source and push on the destination instead. Needs SPI.
 #pragma once
 
 #include <string>
@@ -15,9 +17,9 @@ struct RouteRights {
     bool role_exists = false;
     bool source_exists = false;       // the source's documents table
     bool destination_exists = false;  // the destination's
-    bool may_read = false;            // SELECT on the source's documents
+    bool may_read = false;            // SELECT on the source's documents (or manage)
     bool filtered = false;            // row security filters what it sees of them
-    bool may_push = false;            // INSERT and SELECT (ON CONFLICT) on the destination's
+    bool may_push = false;  // INSERT and SELECT (ON CONFLICT) on the destination's (or push)
     Oid destination_owner = InvalidOid;
 };
 

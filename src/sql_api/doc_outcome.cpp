@@ -6,6 +6,7 @@
 
 #include "ops/doc_outcome.hpp"
 #include "ops/queue_log.hpp"
+#include "ops/queue_access.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "pg/spi.hpp"
@@ -16,6 +17,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 // The optional `attempts` argument at position i (NULL or absent: no fence).
 Fence arg_fence(FunctionCallInfo fcinfo, int i) {
@@ -34,7 +36,9 @@ Datum finish(FunctionCallInfo fcinfo, Finish&& f) {
     Datum payload = PG_NARGS() > 2 ? arg_fetchq4_json(fcinfo, 2, &payload_null) : (Datum)0;
     const Fence attempts = arg_fence(fcinfo, 3);
     spi_connect();
-    const int64_t n = f(queue, subject, payload, payload_null, attempts);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPick,
+                         [&] { n = f(queue, subject, payload, payload_null, attempts); });
     spi_finish();
     return affected(n);
 }
@@ -48,7 +52,8 @@ Datum doc_complete_many(FunctionCallInfo fcinfo) {
     if (arg_is_null(fcinfo, 1)) PG_RETURN_INT32(0);
     Datum subjects = PG_GETARG_DATUM(1);
     spi_connect();
-    const int64_t n = complete_many(queue, subjects);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPick, [&] { n = complete_many(queue, subjects); });
     spi_finish();
     return affected(n);
 }
@@ -59,7 +64,8 @@ Datum doc_drop(FunctionCallInfo fcinfo) {
     std::string subject = arg_text(fcinfo, 1, "subject");
     const Fence attempts = arg_fence(fcinfo, 2);
     spi_connect();
-    const int64_t n = drop(queue, subject, attempts);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPick, [&] { n = drop(queue, subject, attempts); });
     spi_finish();
     return affected(n);
 }
@@ -73,7 +79,10 @@ Datum doc_reschedule(FunctionCallInfo fcinfo) {
     Datum payload = PG_NARGS() > 3 ? arg_fetchq4_json(fcinfo, 3, &payload_null) : (Datum)0;
     const Fence attempts = arg_fence(fcinfo, 4);
     spi_connect();
-    const int64_t n = reschedule(queue, subject, next_iteration, payload, payload_null, attempts);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPick, [&] {
+        n = reschedule(queue, subject, next_iteration, payload, payload_null, attempts);
+    });
     spi_finish();
     return affected(n);
 }
@@ -94,7 +103,9 @@ Datum reject_call(FunctionCallInfo fcinfo, int ref_id_at, int delay_at, int atte
     const Fence attempts = arg_fence(fcinfo, attempts_at);
     check_log_entry(subject, why.message);
     spi_connect();
-    const int64_t n = reject(queue, subject, why, attempts);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPick,
+                         [&] { n = reject(queue, subject, why, attempts); });
     spi_finish();
     return affected(n);
 }
@@ -114,7 +125,9 @@ Datum doc_extend(FunctionCallInfo fcinfo) {
     Interval* lock = arg_positive_duration(fcinfo, 2, "duration");
     const Fence attempts = arg_fence(fcinfo, 3);
     spi_connect();
-    const int64_t n = extend(queue, subject, lock, attempts);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPick,
+                         [&] { n = extend(queue, subject, lock, attempts); });
     spi_finish();
     return affected(n);
 }
@@ -128,7 +141,9 @@ Datum doc_retry(FunctionCallInfo fcinfo) {
                                            ? PG_GETARG_TIMESTAMPTZ(2)
                                            : GetCurrentTransactionStartTimestamp();
     spi_connect();
-    const int64_t n = retry(queue, subject, next_iteration);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kManage,
+                         [&] { n = retry(queue, subject, next_iteration); });
     spi_finish();
     return affected(n);
 }
@@ -140,7 +155,8 @@ Datum doc_retry_many(FunctionCallInfo fcinfo) {
     const std::optional<std::string> pattern =
         PG_NARGS() > 1 ? arg_text_or_null(fcinfo, 1) : std::nullopt;
     spi_connect();
-    const int64_t n = retry_many(queue, pattern);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kManage, [&] { n = retry_many(queue, pattern); });
     spi_finish();
     return affected(n);
 }

@@ -1,6 +1,7 @@
 // doc_pick: takes the next pending documents of a queue and locks them for a
 // while (status 2); the rows are skipped, never waited for, when another
 // consumer holds them.
+#include "ops/queue_access.hpp"
 #include "pg/args.hpp"
 #include "ops/counters.hpp"
 #include "ops/doc_pick.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 constexpr const char* kDefaultLock = "5m";
 
@@ -53,8 +55,10 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
     begin_rows(fcinfo);
     if (limit == 0) return (Datum)0;
     spi_connect();
-    const uint64_t n = pick(queue, version, limit, lock, session_bound);
-    for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    with_queue_privilege(queue, QueuePrivilege::kPick, [&] {
+        const uint64_t n = pick(queue, version, limit, lock, session_bound);
+        for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    });
     spi_finish();
     return (Datum)0;
 }

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "ops/doc_pick.hpp"
 #include "ops/pick_wake.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/shared_state.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
@@ -108,13 +109,17 @@ Datum doc_pick_wait(FunctionCallInfo fcinfo) {
     while (limit > 0) {
         // Read before looking, so that a commit after the look wakes us.
         const uint64_t seen = pick_generation(queue);
-        const uint64_t n = pick(queue, version, limit, &lock, false);
-        if (n > 0) {
+        // Checked at each look: a revoke stops the next one. As a procedure
+        // that commits, this is neither SECURITY DEFINER nor SET: the switch
+        // to the queue's owner is made here, for the pick alone.
+        with_queue_privilege(queue, core::QueuePrivilege::kPick, [&] {
+            const uint64_t n = pick(queue, version, limit, &lock, false);
             // Into the caller's memory: spi_finish frees the connection's.
+            if (n == 0) return;
             const Datum made = rows_as_jsonb(n);
             docs = pg_call([made] { return SPI_datumTransfer(made, false, -1); });
-            break;
-        }
+        });
+        if (docs != 0) break;
         spi_commit();
         require_no_snapshot();
         const long remaining = ms_until(deadline);

@@ -6,6 +6,7 @@
 #include "core/echo.hpp"
 #include "core/error.hpp"
 #include "core/tuple_text.hpp"
+#include "ops/queue_access.hpp"
 #include "pg/args.hpp"
 #include "ops/counters.hpp"
 #include "ops/doc_push.hpp"
@@ -22,6 +23,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 Datum queued_docs_result(FunctionCallInfo fcinfo, int64_t n) {
     PG_RETURN_INT32(static_cast<int32_t>(n));
@@ -65,9 +67,11 @@ Datum doc_push(FunctionCallInfo fcinfo) {
             break;
     }
     spi_connect();
-    const int64_t n =
-        push_one(queue, subject, version, priority, next_iteration, payload, payload_null,
-                 has_expiry ? Expiry::given(expires_at) : Expiry::queue_default());
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPush, [&] {
+        n = push_one(queue, subject, version, priority, next_iteration, payload, payload_null,
+                     has_expiry ? Expiry::given(expires_at) : Expiry::queue_default());
+    });
     spi_finish();
     return queued_docs_result(fcinfo, n);
 }
@@ -128,8 +132,11 @@ Datum doc_push_tuples(FunctionCallInfo fcinfo) {
     std::vector<core::TupleDoc> docs = core::parse_tuple_text(data);
     BatchArrays arrays = arrays_from_tuples(docs);
     spi_connect();
-    const int64_t n = push_batch(queue, arrays.subjects, arrays.priorities, arrays.payloads,
-                                 version, next_iteration);
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPush, [&] {
+        n = push_batch(queue, arrays.subjects, arrays.priorities, arrays.payloads, version,
+                       next_iteration);
+    });
     spi_finish();
     return queued_docs_result(fcinfo, n);
 }
@@ -175,8 +182,11 @@ Datum doc_push_many(FunctionCallInfo fcinfo) {
         return PointerGetDatum(construct_array(elems, n, INT4OID, 4, true, TYPALIGN_INT));
     });
     spi_connect();
-    const int64_t count =
-        push_batch(queue, PointerGetDatum(subjects), priorities, payloads, version, next_iteration);
+    int64_t count = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPush, [&] {
+        count = push_batch(queue, PointerGetDatum(subjects), priorities, payloads, version,
+                           next_iteration);
+    });
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(count));
 }
@@ -194,8 +204,10 @@ Datum doc_append(FunctionCallInfo fcinfo) {
         return DatumGetCString(DirectFunctionCall1(uuid_out, u));
     });
     spi_connect();
-    push_one(queue, uuid, version, priority, GetCurrentTransactionStartTimestamp(), payload,
-             payload_null);
+    with_queue_privilege(queue, QueuePrivilege::kPush, [&] {
+        push_one(queue, uuid, version, priority, GetCurrentTransactionStartTimestamp(), payload,
+                 payload_null);
+    });
     spi_finish();
     return to_text(uuid);
 }
@@ -211,13 +223,13 @@ Datum doc_upsert(FunctionCallInfo fcinfo) {
     bool payload_null = false;
     Datum payload = arg_fetchq4_json(fcinfo, 5, &payload_null);
     spi_connect();
-    int64_t queued =
-        push_one(queue, subject, version, priority, next_iteration, payload, payload_null);
-    int64_t updated = 0;
-    if (queued == 0) {
-        updated =
-            update_not_active(queue, subject, priority, payload, payload_null, next_iteration);
-    }
+    int64_t queued = 0, updated = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPush, [&] {
+        queued = push_one(queue, subject, version, priority, next_iteration, payload, payload_null);
+        if (queued == 0)
+            updated =
+                update_not_active(queue, subject, priority, payload, payload_null, next_iteration);
+    });
     spi_finish();
     Datum values[2] = {Int32GetDatum(static_cast<int32_t>(queued)),
                        Int32GetDatum(static_cast<int32_t>(updated))};

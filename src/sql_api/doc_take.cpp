@@ -1,5 +1,6 @@
 // doc_take and doc_peek: one document named by queue and subject.
 #include "ops/doc_take.hpp"
+#include "ops/queue_access.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "pg/spi.hpp"
@@ -10,6 +11,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 // doc_take(queue, subject, duration, nowait DEFAULT false): doc_pick's row for
 // the document taken, or none.
@@ -20,7 +22,9 @@ Datum doc_take(FunctionCallInfo fcinfo) {
     const bool nowait = PG_NARGS() > 3 && !arg_is_null(fcinfo, 3) && arg_bool(fcinfo, 3, "nowait");
     begin_rows(fcinfo);
     spi_connect();
-    if (take(queue, subject, lock, nowait) > 0) add_spi_row(fcinfo, 0);
+    with_queue_privilege(queue, QueuePrivilege::kPick, [&] {
+        if (take(queue, subject, lock, nowait) > 0) add_spi_row(fcinfo, 0);
+    });
     spi_finish();
     return (Datum)0;
 }
@@ -31,7 +35,9 @@ Datum doc_peek(FunctionCallInfo fcinfo) {
     const std::string subject = arg_text(fcinfo, 1, "subject");
     begin_rows(fcinfo);
     spi_connect();
-    if (peek(queue, subject) > 0) add_spi_row(fcinfo, 0);
+    with_queue_privilege(queue, QueuePrivilege::kRead, [&] {
+        if (peek(queue, subject) > 0) add_spi_row(fcinfo, 0);
+    });
     spi_finish();
     return (Datum)0;
 }

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_log.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 // log_error(queue, subject, message, details [, ref_id]) -> true
 Datum log_error(FunctionCallInfo fcinfo) {
@@ -29,7 +31,9 @@ Datum log_error(FunctionCallInfo fcinfo) {
     Datum details = arg_fetchq4_json(fcinfo, 3, &details_null);
     std::optional<std::string> ref_id = PG_NARGS() > 4 ? arg_text_or_null(fcinfo, 4) : std::nullopt;
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kPick);
     const uint64_t n = insert_log(queue, subject, message, details, details_null, ref_id);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_BOOL(n == 1);
 }
@@ -112,15 +116,16 @@ Datum trace(FunctionCallInfo fcinfo) {
     const bool desc = PG_NARGS() > 1 && descending(arg_text(fcinfo, 1, "order"));
     begin_rows(fcinfo);
     spi_connect();
-    std::vector<std::string> queues = queue_names();
+    std::vector<std::string> queues;
+    as_catalog_owner([&] { queues = queue_names(); });
     std::vector<TraceRow> rows;
     // Each queue read as its owner (a superuser's trace never runs an owner's
     // code, such as a view put in place of a queue table, with its rights),
-    // and only the queues whose documents and logs the caller may read.
+    // and only the queues the caller may read (documents and logs).
     for (std::size_t i = 0; i < queues.size(); ++i)
-        if (queue_tables_readable(queues[i]))
-            as_queue_owner(
-                queues[i], [&] { collect_trace(queues[i], i, subject, rows); }, ACL_SELECT);
+        if (queue_listed(queues[i], true))
+            as_user(queue_owner_or_invalid(queues[i]),
+                    [&] { collect_trace(queues[i], i, subject, rows); });
     spi_finish();
     const Datum document = to_text("document"), error = to_text("error");
     std::vector<Datum> names;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
@@ -15,6 +16,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 struct Computed {
     int32_t cnt, pln, pnd, act, kll, cpl;
@@ -112,10 +114,12 @@ void reset_order(const Computed& c, Datum* values) {
 Datum metric_compute(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kRead);
     require_queue(queue);
     Computed c;
     as_queue_owner(
         queue, [&] { c = compute(queue); }, ACL_SELECT);
+    leave_queue(scope);
     spi_finish();
     return compute_record(fcinfo, c);
 }
@@ -124,10 +128,12 @@ Datum metric_compute(FunctionCallInfo fcinfo) {
 Datum metric_reset(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     Computed c;
     as_queue_owner(
         queue, [&] { c = reset(queue); }, ACL_UPDATE);
+    leave_queue(scope);
     spi_finish();
     Datum values[6];
     bool nulls[6] = {};
@@ -142,8 +148,11 @@ Datum for_all_queues(FunctionCallInfo fcinfo, Computed (*each)(const std::string
     spi_connect();
     for (const std::string& queue : all_queues()) {
         Computed c;
-        as_queue_owner(
-            queue, [&] { c = each(queue); }, each == reset ? ACL_UPDATE : ACL_SELECT);
+        const bool resets = each == reset;
+        with_queue_privilege(queue, resets ? QueuePrivilege::kManage : QueuePrivilege::kRead, [&] {
+            as_queue_owner(
+                queue, [&] { c = each(queue); }, resets ? ACL_UPDATE : ACL_SELECT);
+        });
         Datum values[7];
         bool nulls[7] = {};
         values[0] = to_text(queue);

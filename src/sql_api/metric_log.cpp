@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/counters.hpp"
 #include "ops/metric_log.hpp"
 #include "ops/queue_sql.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 // Appends one entry; an increment or a reset (exactly one is set). Stamped
 // with the clock, not now(), so that entries of one transaction keep their
@@ -24,6 +26,7 @@ using namespace fetchq::ops;
 int32_t log_write(const std::string& queue, const std::string& metric,
                   std::optional<int64_t> increment, std::optional<int64_t> reset) {
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     SPIPlanPtr plan = cached_plan(
         "", "metric_log_write",
@@ -37,6 +40,7 @@ int32_t log_write(const std::string& queue, const std::string& metric,
                        Int64GetDatum(reset.value_or(0))};
     char nulls[4] = {' ', ' ', increment ? ' ' : 'n', reset ? ' ' : 'n'};
     const uint64_t n = spi_execute(plan, values, nulls, false);
+    leave_queue(scope);
     spi_finish();
     return static_cast<int32_t>(n);
 }
@@ -57,7 +61,9 @@ Datum log_change(FunctionCallInfo fcinfo, int sign) {
     const int32_t value = arg_int(fcinfo, 2, "value");
     if (value == 0) {
         spi_connect();
+        const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
         require_queue(queue);
+        leave_queue(scope);
         spi_finish();
         PG_RETURN_INT32(0);
     }

@@ -8,6 +8,7 @@
 #include "core/counter_columns.hpp"
 #include "core/error.hpp"
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 // The columns of metric_get_common / metric_get_all, in order: Fetchq 4's
 // fourteen, then exp (fetchq's own, so it comes last). The retention's rtn is
@@ -44,8 +46,10 @@ Datum metric_get_one(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string metric = arg_metric(fcinfo, 1);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kRead);
     require_queue(queue);
     const Counter c = counter_read(queue, metric);
+    leave_queue(scope);
     spi_finish();
     Datum values[3] = {Int32GetDatum(counter_int(queue, metric, c.value)),
                        TimestampTzGetDatum(c.last_update), BoolGetDatum(c.exists)};
@@ -58,6 +62,7 @@ Datum metric_get_queue(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     begin_rows(fcinfo);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kRead);
     require_queue(queue);
     SPIPlanPtr plan =
         cached_plan("", "metric_get_queue", [] { return queue_counters_sql() + " ORDER BY 1"; },
@@ -66,6 +71,7 @@ Datum metric_get_queue(FunctionCallInfo fcinfo) {
     pending_arrays(queue, &values[1], &values[2]);
     const uint64_t n = spi_execute(plan, values, nullptr, false);
     for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    leave_queue(scope);
     spi_finish();
     return (Datum)0;
 }
@@ -110,7 +116,9 @@ void common_datums(const QueueCounters& r, Datum* values, bool* nulls) {
 Datum metric_get_common(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kRead);
     std::vector<QueueCounters> rows = reported_counters(queue, false);
+    leave_queue(scope);
     spi_finish();
     if (rows.empty()) throw_queue_missing(queue);
     Datum values[kCommon.size()];
@@ -119,11 +127,15 @@ Datum metric_get_common(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
-// metric_get_all() -> TABLE(queue, <the common counters>): every queue.
+// metric_get_all() -> TABLE(queue, <the common counters>): every queue the
+// caller may read (queue_listed).
 Datum metric_get_all(FunctionCallInfo fcinfo) {
     begin_rows(fcinfo);
     spi_connect();
-    std::vector<QueueCounters> rows = reported_counters(std::nullopt, false);
+    std::vector<QueueCounters> all, rows;
+    as_catalog_owner([&] { all = reported_counters(std::nullopt, false); });
+    for (QueueCounters& r : all)
+        if (queue_listed(r.queue)) rows.push_back(std::move(r));
     spi_finish();
     for (const QueueCounters& r : rows) {
         Datum values[kCommon.size() + 1];

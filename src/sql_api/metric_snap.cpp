@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/counters.hpp"
 #include "ops/metric_snapshot.hpp"
 #include "ops/queue_sql.hpp"
@@ -15,6 +16,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 Datum snap_result(FunctionCallInfo fcinfo, uint64_t inserts) {
     Datum values[2] = {BoolGetDatum(true), Int32GetDatum(static_cast<int32_t>(inserts))};
@@ -44,11 +46,13 @@ void check_whitelist(Datum whitelist) {
 Datum metric_snap_all(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     uint64_t n = 0;
     as_queue_owner(
         queue, [&] { n = snapshot_counters(queue, nullptr); }, ACL_INSERT,
         core::metrics_table(queue));
+    leave_queue(scope);
     spi_finish();
     return snap_result(fcinfo, n);
 }
@@ -60,12 +64,14 @@ Datum metric_snap_some(FunctionCallInfo fcinfo) {
     Datum whitelist = arg_datum(fcinfo, 1, &isnull);
     if (isnull) throw_null_argument("whitelist");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     check_whitelist(whitelist);
     uint64_t n = 0;
     as_queue_owner(
         queue, [&] { n = snapshot_counters(queue, &whitelist); }, ACL_INSERT,
         core::metrics_table(queue));
+    leave_queue(scope);
     spi_finish();
     return snap_result(fcinfo, n);
 }
@@ -76,6 +82,7 @@ Datum metric_snap_one(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string metric = arg_metric(fcinfo, 1);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     const Counter c = counter_read(queue, metric);
     SPIPlanPtr plan = queue_plan(
@@ -87,6 +94,7 @@ Datum metric_snap_one(FunctionCallInfo fcinfo) {
     as_queue_owner(
         queue, [&] { n = queue_execute(queue, plan, values, nullptr); }, ACL_INSERT,
         core::metrics_table(queue));
+    leave_queue(scope);
     spi_finish();
     return snap_result(fcinfo, n);
 }

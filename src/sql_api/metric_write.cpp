@@ -2,6 +2,7 @@
 // increment joins the transaction's other counter changes (written at
 // commit, into this backend's stripe); a set rewrites the counter at once.
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
@@ -12,6 +13,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 Datum value_result(FunctionCallInfo fcinfo, int32_t current, bool created) {
     Datum values[2] = {Int32GetDatum(current), BoolGetDatum(created)};
@@ -25,8 +27,10 @@ Datum metric_set(FunctionCallInfo fcinfo) {
     std::string metric = arg_metric(fcinfo, 1);
     const int32_t value = arg_int(fcinfo, 2, "value");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     const bool created = counter_set(queue, metric, value);
+    leave_queue(scope);
     spi_finish();
     return value_result(fcinfo, value, created);
 }
@@ -37,11 +41,13 @@ Datum metric_increment(FunctionCallInfo fcinfo) {
     std::string metric = arg_metric(fcinfo, 1);
     const int32_t value = arg_int(fcinfo, 2, "value");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     const Counter before = counter_read(queue, metric);
     const int32_t current = counter_int(queue, metric, before.value + value);
     // A zero change is never written, yet Fetchq creates the counter.
     if (!before.exists && value == 0) counter_set(queue, metric, 0);
+    leave_queue(scope);
     spi_finish();
     metric_add(queue, metric, value);
     return value_result(fcinfo, current, !before.exists);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 using Task = int64_t (*)(std::string_view, int32_t);
 
@@ -26,8 +28,10 @@ Datum run_task(FunctionCallInfo fcinfo, Task task) {
     std::string queue = arg_queue(fcinfo, 0);
     const int32_t limit = arg_limit(fcinfo, 1, "limit");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     int64_t n = 0;
     as_queue_owner(queue, [&] { n = task(queue, limit); });
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -52,8 +56,10 @@ Datum mnt_run(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     const int32_t limit = arg_limit(fcinfo, 1, "limit");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     ops::MaintenanceCounts counts;
     as_queue_owner(queue, [&] { counts = ops::maintain_queue(queue, limit); });
+    leave_queue(scope);
     spi_finish();
     Datum values[3];
     bool nulls[3] = {false, false, false};

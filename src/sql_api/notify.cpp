@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_sql.hpp"
 #include "sql_api/function.hpp"
 #include "ops/settings.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 constexpr const char* kTriggerProtocolViolated = "39P01";
 // NOTIFY refuses payloads of this many bytes or more (async.c).
@@ -238,6 +240,7 @@ void drop_notify_triggers(const std::string& queue) {
 Datum queue_enable_notify(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     for (const char* what : {"insert", "update"}) {
         const char* event = what[0] == 'i' ? "INSERT" : "UPDATE";
@@ -246,6 +249,7 @@ Datum queue_enable_notify(FunctionCallInfo fcinfo) {
                                  " FOR EACH ROW EXECUTE FUNCTION fetchq.trigger_docs_notify_" +
                                  what + "()");
     }
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_BOOL(true);
 }
@@ -253,8 +257,10 @@ Datum queue_enable_notify(FunctionCallInfo fcinfo) {
 Datum queue_disable_notify(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     drop_notify_triggers(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_BOOL(true);
 }

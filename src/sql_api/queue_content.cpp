@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 // queue_top(queue, version, limit, offset): a page of the documents of one
 // version, in pick order (subject breaks ties, so pages do not overlap).
@@ -24,6 +26,7 @@ Datum queue_top(FunctionCallInfo fcinfo) {
     const int32_t offset = arg_limit(fcinfo, 3, "offset");
     begin_rows(fcinfo);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kRead);
     require_queue(queue);
     SPIPlanPtr plan =
         queue_plan(queue, "top",
@@ -40,38 +43,64 @@ Datum queue_top(FunctionCallInfo fcinfo) {
     as_queue_owner(
         queue, [&] { n = queue_execute(queue, plan, values, nullptr, true); }, ACL_SELECT);
     for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    leave_queue(scope);
     spi_finish();
     return (Datum)0;
 }
 
-// queue_status() / queue_status(queue): id, name, is_active of the queues.
-Datum queue_status(FunctionCallInfo fcinfo) {
-    const bool one = PG_NARGS() > 0;
-    std::string queue = one ? arg_queue(fcinfo, 0) : std::string();
-    begin_rows(fcinfo);
+// queue_status(queue): id, name, is_active of the queue.
+Datum queue_status_one(FunctionCallInfo fcinfo, const std::string& queue) {
     spi_connect();
-    SPIPlanPtr plan;
-    uint64_t n;
-    if (one) {
-        plan = cached_plan(
-            "", "queue_status_one",
-            [] {
-                return std::string("SELECT id, name, is_active FROM fetchq.queues WHERE name = $1");
-            },
-            {TEXTOID});
-        Datum name = to_text(queue);
-        n = spi_execute(plan, &name, nullptr, true);
-        if (n == 0) throw_queue_missing(queue);
-    } else {
-        plan = cached_plan(
-            "", "queue_status_all",
-            [] { return std::string("SELECT id, name, is_active FROM fetchq.queues ORDER BY id"); },
-            {});
-        n = spi_execute(plan, nullptr, nullptr, true);
-    }
-    for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kRead);
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_status_one",
+        [] { return std::string("SELECT id, name, is_active FROM fetchq.queues WHERE name = $1"); },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    const uint64_t n = spi_execute(plan, &name, nullptr, true);
+    if (n == 0) throw_queue_missing(queue);
+    add_spi_row(fcinfo, 0);
+    leave_queue(scope);
     spi_finish();
     return (Datum)0;
+}
+
+// queue_status(): the same for every queue the caller may read (queue_listed).
+Datum queue_status_all(FunctionCallInfo fcinfo) {
+    struct Row {
+        int64_t id;
+        std::string name;
+        bool active;
+    };
+    spi_connect();
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_status_all",
+        [] { return std::string("SELECT id, name, is_active FROM fetchq.queues ORDER BY id"); },
+        {});
+    std::vector<Row> rows;
+    as_catalog_owner([&] {
+        const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
+        for (uint64_t row = 0; row < n; ++row) {
+            bool isnull = false;
+            rows.push_back(
+                {spi_int(row, 1), spi_text(row, 2), DatumGetBool(spi_value(row, 3, &isnull))});
+        }
+    });
+    for (const Row& r : rows) {
+        if (!queue_listed(r.name)) continue;
+        Datum values[3] = {Int32GetDatum(static_cast<int32_t>(r.id)), to_text(r.name),
+                           BoolGetDatum(r.active)};
+        bool nulls[3] = {false, false, false};
+        add_row(fcinfo, values, nulls);
+    }
+    spi_finish();
+    return (Datum)0;
+}
+
+Datum queue_status(FunctionCallInfo fcinfo) {
+    begin_rows(fcinfo);
+    return PG_NARGS() > 0 ? queue_status_one(fcinfo, arg_queue(fcinfo, 0))
+                          : queue_status_all(fcinfo);
 }
 
 // Empties one queue's documents (and with `empty` its logs and metrics and
@@ -110,8 +139,10 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     const bool empty = PG_NARGS() > 1 ? arg_bool(fcinfo, 1, "empty") : false;
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     pg::as_user(queue_owner_or_invalid(queue), [&] { truncate_queue(queue, empty); });
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_BOOL(true);
 }

@@ -2,6 +2,7 @@
 // entries of ops/queue_lifecycle.
 #include <optional>
 
+#include "ops/queue_access.hpp"
 #include "ops/queue_lifecycle.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/args.hpp"
@@ -13,6 +14,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 Datum queue_create(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
@@ -27,7 +29,9 @@ Datum queue_create(FunctionCallInfo fcinfo) {
 Datum queue_drop(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     const int32_t id = drop_queue(queue);
+    leave_queue(scope);
     spi_finish();
     Datum values[2] = {BoolGetDatum(true), Int32GetDatum(id)};
     bool nulls[2] = {false, false};
@@ -50,8 +54,10 @@ Datum queue_create_temporary(FunctionCallInfo fcinfo) {
 Datum queue_get_id(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kRead);
     std::optional<int32_t> id = registered_id(queue);
     if (!id) throw_queue_missing(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT64(*id);
 }

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/retention.hpp"
 #include "sql_api/function.hpp"
@@ -26,6 +27,7 @@ using namespace fetchq::ops;
 using core::echo;
 using core::echo_unquoted;
 using core::Error;
+using core::QueuePrivilege;
 namespace sqlstate = core::sqlstate;
 
 Datum parse_jsonb(const std::string& text, const char* name) {
@@ -51,6 +53,7 @@ Datum queue_set_logs_retention(FunctionCallInfo fcinfo) {
                     "argument retention is longer than 25 characters", {},
                     "Write the duration in a shorter form, such as '36h' or '7d'.");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", "queue_set_logs_retention",
@@ -59,6 +62,7 @@ Datum queue_set_logs_retention(FunctionCallInfo fcinfo) {
     Datum values[2] = {to_text(queue), to_text(retention)};
     const uint64_t n = spi_execute(plan, values, nullptr, false);
     if (n == 0) throw_queue_missing(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -73,6 +77,7 @@ Datum queue_set_default_ttl(FunctionCallInfo fcinfo) {
         throw Error(sqlstate::kInvalidParameterValue, "argument ttl must be positive", {},
                     "Pass a duration such as '10m' or '1 day', or NULL for no expiry.");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", "queue_set_default_ttl",
@@ -82,6 +87,7 @@ Datum queue_set_default_ttl(FunctionCallInfo fcinfo) {
     const char nulls[2] = {' ', ttl ? ' ' : 'n'};
     const uint64_t n = spi_execute(plan, values, nulls, false);
     if (n == 0) throw_queue_missing(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -91,6 +97,7 @@ Datum queue_set_metrics_retention(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     Datum config = parse_jsonb(arg_text(fcinfo, 1, "retention"), "retention");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     retention_rules(config, "argument retention");
     SPIPlanPtr plan = cached_plan(
@@ -102,6 +109,7 @@ Datum queue_set_metrics_retention(FunctionCallInfo fcinfo) {
     Datum values[2] = {to_text(queue), config};
     const uint64_t n = spi_execute(plan, values, nullptr, false);
     if (n == 0) throw_queue_missing(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -117,6 +125,7 @@ Datum queue_drop_logs(FunctionCallInfo fcinfo) {
     const std::string retention =
         PG_NARGS() > 1 && !by_date ? arg_text(fcinfo, 1, "retention") : std::string();
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     int64_t n = 0;
     if (PG_NARGS() > 1) {
         require_queue(queue);
@@ -128,6 +137,7 @@ Datum queue_drop_logs(FunctionCallInfo fcinfo) {
             n = PG_NARGS() == 1 ? drop_logs_by_setting(queue) : drop_logs_before(queue, cutoff);
         },
         ACL_DELETE, core::logs_table(queue));
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -140,6 +150,7 @@ Datum queue_drop_metrics(FunctionCallInfo fcinfo) {
     Datum config = PG_NARGS() > 1 ? arg_datum(fcinfo, 1, &config_null) : (Datum)0;
     if (PG_NARGS() > 1 && config_null) throw_null_argument("config");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     int64_t removed = 0;
     std::vector<RetentionRule> rules;
     if (PG_NARGS() > 1) {
@@ -153,6 +164,7 @@ Datum queue_drop_metrics(FunctionCallInfo fcinfo) {
                                      : drop_metrics_by_setting(queue);
         },
         ACL_DELETE, core::metrics_table(queue));
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(removed));
 }

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_tables.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
@@ -25,6 +26,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 // queue_create_indexes(queue) / (queue, version, attempts): creates the
 // queue's missing indexes. version and attempts only shaped Fetchq 4's
@@ -37,9 +39,11 @@ Datum queue_create_indexes(FunctionCallInfo fcinfo) {
         arg_int(fcinfo, 2, "attempts");
     }
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     require_queue_owner(queue);
     create_queue_indexes(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_BOOL(true);
 }
@@ -49,9 +53,11 @@ Datum queue_create_indexes(FunctionCallInfo fcinfo) {
 Datum queue_drop_indexes(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
     require_queue_owner(queue);
     drop_queue_indexes(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_BOOL(true);
 }
@@ -62,6 +68,7 @@ Datum queue_drop_indexes(FunctionCallInfo fcinfo) {
 Datum set_queue_int(FunctionCallInfo fcinfo, const std::string& queue, const char* plan_name,
                     const char* column, int32_t value) {
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", plan_name,
@@ -71,6 +78,7 @@ Datum set_queue_int(FunctionCallInfo fcinfo, const std::string& queue, const cha
     const uint64_t n = spi_execute(plan, values, nullptr, false);
     if (n == 0) throw_queue_missing(queue);
     create_queue_indexes(queue);
+    leave_queue(scope);
     spi_finish();
     Datum out[2] = {Int32GetDatum(static_cast<int32_t>(n)), BoolGetDatum(true)};
     bool nulls[2] = {false, false};
@@ -105,6 +113,7 @@ Datum queue_drop_version(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     const int32_t version = arg_int(fcinfo, 1, "version");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     SPIPlanPtr plan = cached_plan(
         "", "queue_current_version",
         [] { return std::string("SELECT current_version FROM fetchq.queues WHERE name = $1"); },
@@ -113,6 +122,7 @@ Datum queue_drop_version(FunctionCallInfo fcinfo) {
     if (spi_execute(plan, &name, nullptr, true, 1) != 1) throw_queue_missing(queue);
     bool current_null = false;
     const int32_t current = DatumGetInt32(spi_value(0, 1, &current_null));
+    leave_queue(scope);
     spi_finish();
     if (!current_null && current == version)
         throw core::Error(core::sqlstate::kInvalidParameterValue,
@@ -152,6 +162,7 @@ Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
                           "a queue cannot be its own dead-letter queue", {},
                           "Create another queue for the documents it kills.");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     if (dead_letter) queue_owner_for(*dead_letter, ACL_INSERT, {});
     SPIPlanPtr plan = cached_plan(
@@ -164,6 +175,7 @@ Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
     const char nulls[2] = {' ', dead_letter ? ' ' : 'n'};
     const uint64_t n = spi_execute(plan, values, nulls, false);
     if (n == 0) throw_queue_missing(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -189,6 +201,7 @@ Datum queue_set_retry_policy(FunctionCallInfo fcinfo) {
                     "The value was " + std::to_string(jitter) + ".",
                     "0.1 spreads each delay by up to 10% either way.");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     SPIPlanPtr plan =
         cached_plan("", "queue_set_retry_policy",
@@ -205,6 +218,7 @@ Datum queue_set_retry_policy(FunctionCallInfo fcinfo) {
                            off ? 'n' : ' '};
     const uint64_t n = spi_execute(plan, values, nulls, false);
     if (n == 0) throw_queue_missing(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -228,6 +242,7 @@ Datum queue_set_retention(FunctionCallInfo fcinfo) {
     Interval* completed = arg_retention(fcinfo, 1, "completed");
     Interval* killed = arg_retention(fcinfo, 2, "killed");
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", "queue_set_retention",
@@ -242,6 +257,7 @@ Datum queue_set_retention(FunctionCallInfo fcinfo) {
     const char nulls[3] = {' ', completed ? ' ' : 'n', killed ? ' ' : 'n'};
     const uint64_t n = spi_execute(plan, values, nulls, false);
     if (n == 0) throw_queue_missing(queue);
+    leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/counter_columns.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/queue_stats.hpp"
@@ -17,6 +18,7 @@ namespace {
 
 using namespace fetchq::pg;
 using namespace fetchq::ops;
+using core::QueuePrivilege;
 
 // queue, planned, pending, active, completed, killed, ready,
 // oldest_ready_age, next_planned_at, then core::kReportedCounters.
@@ -56,9 +58,11 @@ DocCounts documents_of(const std::string& queue) {
 Datum stats_one(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kRead);
     require_queue(queue);
     const DocCounts d = documents_of(queue);
     std::vector<QueueCounters> counters = reported_counters(queue, true);
+    leave_queue(scope);
     spi_finish();
     if (counters.empty()) throw_queue_missing(queue);
     Datum values[kColumns];
@@ -67,14 +71,17 @@ Datum stats_one(FunctionCallInfo fcinfo) {
     return make_record(fcinfo, values, nulls);
 }
 
-// stats_all() -> a row per queue whose documents the caller may SELECT, by
+// stats_all() -> a row per queue the caller may read (queue_listed), by
 // name. Everything is read in the calling statement's snapshot.
 Datum stats_all(FunctionCallInfo fcinfo) {
     begin_rows(fcinfo);
     spi_connect();
-    for (const QueueCounters& c : reported_counters(std::nullopt, true)) {
-        if (!queue_docs_allow(c.queue, ACL_SELECT)) continue;
-        const DocCounts d = documents_of(c.queue);
+    std::vector<QueueCounters> all;
+    as_catalog_owner([&] { all = reported_counters(std::nullopt, true); });
+    for (const QueueCounters& c : all) {
+        if (!queue_listed(c.queue)) continue;
+        DocCounts d;
+        as_catalog_owner([&] { d = documents_of(c.queue); });
         Datum values[kColumns];
         bool nulls[kColumns];
         stats_row(d, c, values, nulls);

@@ -18,6 +18,7 @@
 #include "ops/shared_state.hpp"
 #include "ops/maintenance.hpp"
 #include "ops/purge.hpp"
+#include "ops/queue_grants.hpp"
 #include "ops/queue_lifecycle.hpp"
 #include "worker/server_log.hpp"
 #include "worker/transaction.hpp"
@@ -285,6 +286,23 @@ std::vector<std::string> drop_idle_temporary_queues(const std::vector<Queue>& qu
     return dropped;
 }
 
+// The grants of roles that were dropped (DROP ROLE cannot see them: they
+// are rows of fetchq.queue_grants), removed with the same cadence; until
+// then they apply to nobody (ops/queue_access.hpp).
+void forget_dropped_roles() {
+    static TimestampTz last_check = 0;
+    const TimestampTz start = GetCurrentTimestamp();
+    if (start - last_check < kIdleCheckUsecs) return;
+    last_check = start;
+    int64_t removed = 0;
+    std::string error;
+    if (!in_spi_transaction(
+            InvalidOid, [&] { removed = ops::remove_grants_of_dropped_roles(); }, &error))
+        record(kTaskSessions, 0, ms_since(start), &error, 0);
+    else if (removed > 0)
+        record(kTaskSessions, removed, ms_since(start), nullptr, 0);
+}
+
 // Session-owned documents and temporary queues of sessions that ended.
 // Runs when a session exit flagged it, on the first round (after a crash
 // nobody flags), and every minute as a safety net.
@@ -424,6 +442,7 @@ TimestampTz run_round() {
     static bool first_round = true;
     std::vector<std::string> dropped = release_ended_sessions(queues, first_round);
     for (std::string& idle : drop_idle_temporary_queues(queues)) dropped.push_back(std::move(idle));
+    forget_dropped_roles();
     first_round = false;
     for (const Queue& q : queues) {
         bool gone = false;

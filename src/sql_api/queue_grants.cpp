@@ -1,0 +1,142 @@
+// queue_grant, queue_revoke and queue_has_privilege: the SQL entries of
+// ops/queue_grants and ops/queue_access.
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/queue_privilege.hpp"
+#include "ops/queue_access.hpp"
+#include "ops/queue_grants.hpp"
+#include "ops/queue_sql.hpp"
+#include "pg/args.hpp"
+#include "pg/spi.hpp"
+#include "sql_api/function.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+}
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+using namespace fetchq::ops;
+
+// The role argument, given by name or as a regrole.
+Oid arg_role(FunctionCallInfo fcinfo, int i) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument("role");
+    const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
+    if (type == REGROLEOID) return PG_GETARG_OID(i);
+    const char* name = pg_call([&] { return pstrdup(NameStr(*PG_GETARG_NAME(i))); });
+    return pg_call([&] { return get_role_oid(name, false); });
+}
+
+// 'push, pick' (braces allowed around it) or ARRAY['push', 'pick'].
+std::vector<std::string> arg_privilege_words(FunctionCallInfo fcinfo, int i) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument("privileges");
+    std::vector<std::string> words;
+    const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
+    if (type == TEXTARRAYOID) {
+        ArrayType* array = pg_call([&] { return PG_GETARG_ARRAYTYPE_P(i); });
+        Datum* elems = nullptr;
+        bool* nulls = nullptr;
+        int n = 0;
+        pg_call([&] {
+            deconstruct_array(array, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+        });
+        for (int k = 0; k < n; ++k) {
+            if (nulls[k]) throw_null_argument("privileges");
+            words.emplace_back(pg_call([&] { return text_to_cstring(DatumGetTextPP(elems[k])); }));
+        }
+        return words;
+    }
+    std::string text = arg_text(fcinfo, i, "privileges");
+    if (text.size() >= 2 && text.front() == '{' && text.back() == '}')
+        text = text.substr(1, text.size() - 2);
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = text.find(',', start);
+        const std::size_t end = comma == std::string::npos ? text.size() : comma;
+        words.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return words;
+}
+
+Datum names_result(core::PrivilegeMask mask) {
+    const std::vector<std::string> names = core::privilege_names(mask);
+    return pg_call([&] {
+        const int n = static_cast<int>(names.size());
+        if (n == 0) return PointerGetDatum(construct_empty_array(TEXTOID));
+        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * n));
+        for (int k = 0; k < n; ++k) elems[k] = CStringGetTextDatum(names[k].c_str());
+        return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+    });
+}
+
+// Only the queue's owner, a role with manage on it, or a superuser grants.
+// (The caller may read no table of fetchq: the queue's tables say whether it
+// exists.)
+void require_grant_right(const std::string& queue) {
+    if (!OidIsValid(queue_owner_or_invalid(queue))) throw_queue_missing(queue);
+    const Oid me = pg_call([] { return GetUserId(); });
+    if (queue_privilege_held(queue, core::QueuePrivilege::kManage, me)) return;
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "permission denied to grant privileges on queue \"" + queue + "\"",
+                      "Only the queue's owner, a role with manage on it, or a superuser may "
+                      "grant or revoke its privileges.",
+                      "Ask the owner for manage: SELECT fetchq.queue_grant('" + queue +
+                          "', current_user, 'manage');");
+}
+
+// queue_grant(queue, role, privileges) -> what role holds on the queue now
+Datum queue_grant(FunctionCallInfo fcinfo) {
+    const std::string queue = arg_queue(fcinfo, 0);
+    const Oid role = arg_role(fcinfo, 1);
+    const core::PrivilegeMask mask = core::parse_privileges(arg_privilege_words(fcinfo, 2));
+    spi_connect();
+    require_grant_right(queue);
+    const Oid me = pg_call([] { return GetUserId(); });
+    const core::PrivilegeMask now = store_grant(queue, role, mask, me);
+    spi_finish();
+    return names_result(now);
+}
+
+// queue_revoke(queue, role, privileges) -> what role still holds on it
+Datum queue_revoke(FunctionCallInfo fcinfo) {
+    const std::string queue = arg_queue(fcinfo, 0);
+    const Oid role = arg_role(fcinfo, 1);
+    const core::PrivilegeMask mask = core::parse_privileges(arg_privilege_words(fcinfo, 2));
+    spi_connect();
+    require_grant_right(queue);
+    const core::PrivilegeMask left = remove_grant(queue, role, mask);
+    spi_finish();
+    return names_result(left);
+}
+
+// queue_has_privilege(queue, privilege, role DEFAULT NULL) -> boolean
+Datum queue_has_privilege(FunctionCallInfo fcinfo) {
+    if (arg_is_null(fcinfo, 0) || arg_is_null(fcinfo, 1)) PG_RETURN_NULL();
+    const std::string queue = arg_queue(fcinfo, 0);
+    const core::PrivilegeMask mask = core::parse_privileges({arg_text(fcinfo, 1, "privilege")});
+    if (mask == core::kAllPrivileges)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "queue_has_privilege checks one privilege at a time", {},
+                          "Use push, pick, read or manage.");
+    const Oid role = PG_NARGS() > 2 && !arg_is_null(fcinfo, 2)
+                         ? PG_GETARG_OID(2)
+                         : pg_call([] { return GetUserId(); });
+    spi_connect();
+    const bool held = queue_privilege_held(queue, static_cast<core::QueuePrivilege>(mask), role);
+    spi_finish();
+    PG_RETURN_BOOL(held);
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_queue_grant, fetchq::sql_api::queue_grant)
+FETCHQ_SQL_FUNCTION(fetchq_queue_revoke, fetchq::sql_api::queue_revoke)
+FETCHQ_SQL_FUNCTION(fetchq_queue_has_privilege, fetchq::sql_api::queue_has_privilege)
