@@ -14,6 +14,9 @@ source "$(dirname "$0")/lib/checks.sh"
 
 roles="pv_admin pv_push pv_pick pv_read pv_manage pv_none pv_group pv_member pv_legacy pv_gone"
 cleanup() {
+    for queue in pv_q pv_open pv_dest; do
+        psql -X -q -d "$db" -c "SELECT fetchq.queue_drop('$queue')" >/dev/null 2>&1 || true
+    done
     psql -X -q -d "$db" -c "DROP OPERATOR IF EXISTS public.= (varchar, varchar)" >/dev/null 2>&1 || true
     psql -X -q -d "$db" -c "DROP FUNCTION IF EXISTS public.pv_eq(varchar, varchar)" >/dev/null 2>&1 || true
     psql -X -q -d "$db" -c "DROP TABLE IF EXISTS public.pv_fired, public.pv_trigger_seen" >/dev/null 2>&1 || true
@@ -298,6 +301,14 @@ as pv_admin "SELECT fetchq.queue_revoke('pv_dest', 'pv_manage', 'push')" >/dev/n
 check_has "its creator losing push stops the delivery" \
     "$(as pv_push "SELECT fetchq.doc_push('pv_q', 'routed2')")" "ERROR:  42501"
 as pv_manage "SELECT fetchq.route_drop('pv_q', 'pv_dest')" >/dev/null
+
+echo "# a setting that names another queue asks the caller, not the owner it acts as"
+check "manage may not make another queue, where it may not push, the dead-letter queue" \
+    "$(refused pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', 'pv_open')")" \
+    '42501 permission denied for table pv_open__docs'
+as pv_admin "SELECT fetchq.queue_grant('pv_dest', 'pv_manage', 'push')" >/dev/null
+check "but one where it may push" "$(refused pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', 'pv_dest')")" ran
+as pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', NULL)" >/dev/null
 
 echo "# a revoke reaches a connected session"
 out=$(psql -X -q -At -U pv_push -d "$db" <<SQL 2>&1 || true

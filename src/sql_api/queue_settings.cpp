@@ -162,9 +162,12 @@ Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
                           "a queue cannot be its own dead-letter queue", {},
                           "Create another queue for the documents it kills.");
     spi_connect();
+    // Checked for the caller, not for the queue's owner it may act as below.
+    if (dead_letter)
+        with_queue_privilege(*dead_letter, QueuePrivilege::kPush,
+                             [&] { queue_owner_for(*dead_letter, ACL_INSERT, {}); });
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
-    if (dead_letter) queue_owner_for(*dead_letter, ACL_INSERT, {});
     SPIPlanPtr plan = cached_plan(
         "", "queue_set_dead_letter",
         [] {
