@@ -12,9 +12,9 @@ set -euo pipefail
 db=$1
 source "$(dirname "$0")/lib/checks.sh"
 
-roles="pv_admin pv_push pv_pick pv_read pv_manage pv_none pv_group pv_member pv_legacy pv_gone"
+roles="pv_admin pv_push pv_pick pv_read pv_manage pv_none pv_group pv_member pv_legacy pv_gone pv_bob"
 cleanup() {
-    for queue in pv_q pv_open pv_dest; do
+    for queue in pv_q pv_open pv_dest pv_topic pv_sub pv_bobdlq; do
         psql -X -q -d "$db" -c "SELECT fetchq.queue_drop('$queue')" >/dev/null 2>&1 || true
     done
     psql -X -q -d "$db" -c "DROP OPERATOR IF EXISTS public.= (varchar, varchar)" >/dev/null 2>&1 || true
@@ -309,6 +309,58 @@ check "manage may not make another queue, where it may not push, the dead-letter
 as pv_admin "SELECT fetchq.queue_grant('pv_dest', 'pv_manage', 'push')" >/dev/null
 check "but one where it may push" "$(refused pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', 'pv_dest')")" ran
 as pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', NULL)" >/dev/null
+
+echo "# copies made for a granted call: routes into a queue without grants, dead letters"
+as pv_admin "SELECT fetchq.topic_create('pv_topic'); SELECT fetchq.queue_create('pv_sub')" >/dev/null
+as pv_admin "SELECT fetchq.subscribe('pv_topic', 'pv_sub')" >/dev/null
+as pv_admin "SELECT fetchq.queue_grant('pv_topic', 'pv_push', 'push')" >/dev/null
+check "a push-only role publishes into a topic whose subscriber queue has no grants" \
+    "$(as pv_push "SELECT fetchq.doc_push('pv_topic', 'pub1')")" 1
+check "the subscriber's counters are exact" \
+    "$(q "SELECT cnt || ' ' || pnd FROM fetchq.metric_get_common('pv_sub')")" "1 1"
+check "a role with manage on the topic and push on the queue subscribes it" \
+    "$(as pv_admin "SELECT fetchq.queue_grant('pv_topic', 'pv_manage', 'manage'); SELECT fetchq.queue_grant('pv_sub', 'pv_manage', 'push'); SELECT fetchq.unsubscribe('pv_topic', 'pv_sub')" >/dev/null; refused pv_manage "SELECT fetchq.subscribe('pv_topic', 'pv_sub')")" ran
+q "CREATE ROLE pv_bob LOGIN; GRANT USAGE, CREATE ON SCHEMA fetchq_data TO pv_bob; GRANT USAGE ON SCHEMA fetchq TO pv_bob;
+   GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq, fetchq_data TO pv_bob;
+   GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq, fetchq_data TO pv_bob"
+as pv_bob "SELECT fetchq.queue_create('pv_bobdlq'); SELECT fetchq.queue_grant('pv_bobdlq', 'pv_manage', 'push')" >/dev/null
+check "a dead-letter queue with grants must take pushes from the queue's owner, who kills" \
+    "$(refused pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', 'pv_bobdlq')")" \
+    '42501 permission denied to copy killed documents of queue "pv_q" into dead-letter queue "pv_bobdlq"'
+as pv_bob "SELECT fetchq.queue_grant('pv_bobdlq', 'pv_admin', 'push')" >/dev/null
+check "then it may be set" "$(refused pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', 'pv_bobdlq')")" ran
+as pv_push "SELECT fetchq.doc_push('pv_q', 'to_kill')" >/dev/null
+as pv_pick "SELECT fetchq.doc_take('pv_q', 'to_kill', '5m')" >/dev/null
+check "a kill by a pick-only role copies into it" "$(as pv_pick "SELECT fetchq.doc_kill('pv_q', 'to_kill')")" 1
+check "as its owner, counted exactly" \
+    "$(q "SELECT count(*) FROM fetchq_data.pv_bobdlq__docs WHERE subject = 'to_kill'") $(q "SELECT cnt FROM fetchq.metric_get_common('pv_bobdlq')")" "1 1"
+as pv_bob "SELECT fetchq.queue_revoke('pv_bobdlq', 'pv_admin', 'push')" >/dev/null
+as pv_push "SELECT fetchq.doc_push('pv_q', 'to_kill2')" >/dev/null
+as pv_pick "SELECT fetchq.doc_take('pv_q', 'to_kill2', '5m')" >/dev/null
+check_has "once that push is revoked, the kill is refused" \
+    "$(as pv_pick "SELECT fetchq.doc_kill('pv_q', 'to_kill2')")" "ERROR:  42501: permission denied to copy killed documents"
+as pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', NULL)" >/dev/null
+
+echo "# views and lists"
+check "fetchq.stats shows a granted role its queues" "$(as pv_read "SELECT string_agg(queue, ',') FROM fetchq.stats")" "pv_q"
+check "metric_compute_all by the all-or-nothing role skips the queues with grants" \
+    "$(as pv_legacy "SELECT string_agg(queue, ',' ORDER BY queue) FROM fetchq.metric_compute_all()")" "pv_open"
+check_has "a role OID that does not exist is refused" \
+    "$(as pv_admin "SELECT fetchq.queue_grant('pv_q', 999999::oid::regrole, 'push')")" "ERROR:  42704: role with OID 999999 does not exist"
+check "worker_status hides the text of errors from a role without pg_read_all_stats" \
+    "$(as pv_read "SELECT count(*) FROM fetchq.worker_status() WHERE last_error IS NOT NULL AND last_error <> '(hidden: see the server log)'")" 0
+
+echo "# a revoke reaches a connected session, even inside its transaction"
+out=$(psql -X -q -At -U pv_pick -d "$db" <<SQL 2>&1 || true
+BEGIN;
+SELECT fetchq.doc_complete('pv_q', 'none');
+\! psql -X -q -At -d "$db" -c "SELECT fetchq.queue_revoke('pv_q', 'pv_pick', 'pick')"
+SELECT count(*) FROM fetchq.doc_pick('pv_q');
+ROLLBACK;
+SQL
+)
+check_has "the next call in the open transaction is refused" "$out" 'permission denied for queue "pv_q"'
+as pv_admin "SELECT fetchq.queue_grant('pv_q', 'pv_pick', 'pick')" >/dev/null
 
 echo "# a revoke reaches a connected session"
 out=$(psql -X -q -At -U pv_push -d "$db" <<SQL 2>&1 || true

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <vector>
 
 #include "core/counter_columns.hpp"
@@ -10,7 +11,6 @@
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
 #include "ops/counter_row.hpp"
-#include "ops/queue_grants.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
@@ -169,22 +169,11 @@ class LazySpi {
     bool connected_ = false;
 };
 
-// A queue with grants of its own has its counters written on its callers'
-// behalf, as the tables' owner: they may hold no privilege on them
-// (ops/queue_access.hpp). Its grants are cached by the call that changed
-// them, unless they changed since.
-class OnBehalf {
-  public:
-    explicit OnBehalf(LazySpi& spi) : spi_(spi) {}
-    bool operator()(const std::string& queue) {
-        if (const auto grants = queue_grants_if_cached(queue)) return !grants->empty();
-        spi_.need();
-        return !queue_grants(queue)->empty();
-    }
-
-  private:
-    LazySpi& spi_;
-};
+// Queues whose counters this transaction writes on the caller's behalf.
+std::set<std::string, std::less<>>& on_behalf() {
+    static std::set<std::string, std::less<>> queues;
+    return queues;
+}
 
 // The standard counters first, one row per queue in queue order (updated in
 // place, see counter_row.hpp; inserted on the queue's first change in this
@@ -198,10 +187,10 @@ void flush() {
     const core::SplitDeltas split = core::split_counter_deltas(sorted);
     const auto slot = static_cast<int16>(MyBackendId % kMetricSlots);
     LazySpi spi;
-    OnBehalf on_behalf(spi);
+    const auto behalf_of = [](const std::string& queue) { return metric_is_on_behalf(queue); };
     if (!split.rows.empty()) {
         std::vector<bool> behalf;
-        for (const core::CounterRow& row : split.rows) behalf.push_back(on_behalf(row.queue));
+        for (const core::CounterRow& row : split.rows) behalf.push_back(behalf_of(row.queue));
         const bool any_own = std::find(behalf.begin(), behalf.end(), false) != behalf.end();
         CounterTable table = counter_table_open(any_own);
         for (std::size_t i = 0; i < split.rows.size(); ++i) {
@@ -214,7 +203,7 @@ void flush() {
     }
     if (!split.others.empty()) {
         spi.need();
-        flush_others(split.others, Int16GetDatum(slot), on_behalf);
+        flush_others(split.others, Int16GetDatum(slot), behalf_of);
     }
     spi.finish();
 }
@@ -231,7 +220,10 @@ void on_xact(XactEvent event, void*) {
         case XACT_EVENT_PARALLEL_ABORT:
         case XACT_EVENT_COMMIT:
         case XACT_EVENT_PREPARE:
-            callback_entry(WARNING, "counters_end", [] { deltas().clear(); });
+            callback_entry(WARNING, "counters_end", [] {
+                deltas().clear();
+                on_behalf().clear();
+            });
             break;
         default:
             break;
@@ -253,6 +245,14 @@ void on_subxact(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
 }
 
 }  // namespace
+
+void metric_on_behalf(std::string_view queue) {
+    if (!metric_is_on_behalf(queue)) on_behalf().emplace(queue);
+}
+
+bool metric_is_on_behalf(std::string_view queue) {
+    return on_behalf().find(queue) != on_behalf().end();
+}
 
 void metric_add(std::string_view queue, std::string_view metric, int64_t delta) {
     deltas().add(queue, metric, delta, GetCurrentTransactionNestLevel());

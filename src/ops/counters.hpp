@@ -36,6 +36,12 @@ std::vector<core::MetricDelta> metric_pending_all();
 void metric_forget(std::string_view queue, std::string_view metric);
 // The queue is being dropped or reset: its pending changes must not be written.
 void metric_forget_queue(std::string_view queue);
+// The queue's counter changes of this transaction come from calls that its
+// queue privileges authorised (ops/queue_access.hpp), or from their routed or
+// dead-letter copies: they are written at commit on the caller's behalf, as
+// the counter tables' owner, since the caller may hold no privilege on them.
+void metric_on_behalf(std::string_view queue);
+bool metric_is_on_behalf(std::string_view queue);
 // Installs the transaction callbacks (from _PG_init).
 void metrics_register_callbacks();
 

@@ -2,7 +2,11 @@
 
 #include "core/doc_status.hpp"
 #include "ops/doc_push.hpp"
+#include "ops/counters.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_sql.hpp"
+#include "core/error.hpp"
+#include "pg/as_user.hpp"
 
 namespace fetchq::ops {
 
@@ -37,8 +41,30 @@ std::vector<KilledDoc> killed_rows(const std::vector<uint64_t>& rows, int status
     return out;
 }
 
+Oid dead_letter_receiver(const std::string& queue, const std::string& dead_letter) {
+    const Oid current = pg_call([] { return GetUserId(); });
+    if (!queue_has_grants(dead_letter)) return current;
+    const Oid owner = queue_owner_or_invalid(queue);
+    if (!queue_privilege_held(dead_letter, core::QueuePrivilege::kPush, owner)) {
+        const char* role = pg_call([&] { return GetUserNameFromId(owner, true); });
+        throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                          "permission denied to copy killed documents of queue \"" + queue +
+                              "\" into dead-letter queue \"" + dead_letter + "\"",
+                          "Role \"" + std::string(role ? role : "?") + "\", the owner of queue \"" +
+                              queue + "\", lacks push on queue \"" + dead_letter + "\".",
+                          "Grant it: SELECT fetchq.queue_grant('" + dead_letter + "', '" +
+                              std::string(role ? role : "?") +
+                              "', 'push'); or set another dead-letter queue.");
+    }
+    const Oid receiver = queue_owner_or_invalid(dead_letter);
+    return OidIsValid(receiver) ? receiver : current;
+}
+
 void send_to_dead_letters(const std::string& queue, const std::string& dead_letter,
                           const std::vector<KilledDoc>& docs, const std::string& error) {
+    const Oid receiver = dead_letter_receiver(queue, dead_letter);
+    // A copy of a kill counted on the caller's behalf is counted so too.
+    if (metric_is_on_behalf(queue)) metric_on_behalf(dead_letter);
     SPIPlanPtr plan =
         cached_plan("", "dead_letter_payload",
                     [] {
@@ -54,8 +80,14 @@ void send_to_dead_letters(const std::string& queue, const std::string& dead_lett
         spi_execute(plan, values, nulls, true, 1);
         bool isnull = false;
         const Datum payload = spi_value(0, 1, &isnull);
-        push_one(dead_letter, d.subject, 0, 0, GetCurrentTransactionStartTimestamp(), payload,
-                 isnull);
+        const auto push = [&] {
+            push_one(dead_letter, d.subject, 0, 0, GetCurrentTransactionStartTimestamp(), payload,
+                     isnull);
+        };
+        if (receiver == pg_call([] { return GetUserId(); }))
+            push();
+        else
+            as_user(receiver, push);
     }
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "pg/postgres.hpp"
+
 namespace fetchq::ops {
 
 // A killed document, copied out of SPI_tuptable.
@@ -27,6 +29,12 @@ std::optional<std::string> dead_letter_queue(const std::string& queue);
 // subject, payload::text and attempts in the columns from `first_col` on.
 std::vector<KilledDoc> killed_rows(const std::vector<uint64_t>& rows, int status_col,
                                    int first_col);
+
+// The role the copies are pushed as: the caller's current one; for a
+// dead-letter queue with grants of its own (ops/queue_access.hpp), that
+// queue's owner, once the killing queue's owner (who kills for the scheduler
+// and for granted calls) is found to hold push there (42501 otherwise).
+Oid dead_letter_receiver(const std::string& queue, const std::string& dead_letter);
 
 // Pushes the copies into `dead_letter` (the caller has looked it up).
 void send_to_dead_letters(const std::string& queue, const std::string& dead_letter,

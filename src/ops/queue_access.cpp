@@ -1,6 +1,7 @@
 #include "ops/queue_access.hpp"
 
 #include "core/error.hpp"
+#include "ops/counters.hpp"
 #include "ops/queue_grants.hpp"
 #include "ops/queue_sql.hpp"
 
@@ -64,6 +65,7 @@ QueueScope enter_queue(const std::string& queue, core::QueuePrivilege privilege)
     if (!access.granted || access.owner == pg_call([] { return GetUserId(); })) return scope;
     scope.switched = true;
     scope.saved = enter_user(access.owner);
+    metric_on_behalf(queue);
     return scope;
 }
 

@@ -5,6 +5,10 @@
 #include "pg/as_user.hpp"
 #include "pg/spi.hpp"
 
+extern "C" {
+#include "utils/inval.h"
+}
+
 namespace fetchq::ops {
 
 using namespace fetchq::pg;
@@ -73,6 +77,9 @@ CatalogCache<std::shared_ptr<const QueueGrants>>& grants_cache() {
 }  // namespace
 
 std::shared_ptr<const QueueGrants> queue_grants(const std::string& queue) {
+    // A revoke committed since this transaction's last lock is seen by the
+    // next call, not only by the next transaction.
+    pg_call([] { AcceptInvalidationMessages(); });
     return grants_cache().get(queue, [&] { return read_grants(queue); });
 }
 

@@ -6,6 +6,7 @@
 #include "ops/doc_push.hpp"
 #include "ops/route_rights.hpp"
 #include "ops/route_selector.hpp"
+#include "ops/counters.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
@@ -76,6 +77,8 @@ class PathStep {
 // that made the route. A destination without tables is left to the push,
 // which says the queue does not exist.
 Oid check_delivery(const Route& route) {
+    // A copy of an arrival counted on the pusher's behalf is counted so too.
+    if (metric_is_on_behalf(route.source)) metric_on_behalf(route.destination);
     const RouteRights rights = route_rights(route.source, route.destination, route.owner);
     if (!rights.role_exists)
         refuse_delivery(route,

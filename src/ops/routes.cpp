@@ -210,7 +210,7 @@ CreatedTopic create_topic(const std::string& topic) {
 
 void require_topic(const std::string& topic) {
     if (is_topic(topic)) return;
-    require_queue(topic);
+    if (!registered_now(topic)) throw_queue_missing(topic);
     throw core::Error(core::sqlstate::kWrongObjectType, "queue \"" + topic + "\" is not a topic",
                       {},
                       "Create a topic with fetchq.topic_create(), or route from a queue with "

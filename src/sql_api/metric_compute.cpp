@@ -149,7 +149,13 @@ Datum for_all_queues(FunctionCallInfo fcinfo, Computed (*each)(const std::string
     for (const std::string& queue : all_queues()) {
         Computed c;
         const bool resets = each == reset;
-        with_queue_privilege(queue, resets ? QueuePrivilege::kManage : QueuePrivilege::kRead, [&] {
+        const QueuePrivilege needed = resets ? QueuePrivilege::kManage : QueuePrivilege::kRead;
+        // A queue with grants of its own that the caller may not use is
+        // left out; the others' tables decide, as before.
+        if (queue_has_grants(queue) &&
+            !queue_privilege_held(queue, needed, pg_call([] { return GetUserId(); })))
+            continue;
+        with_queue_privilege(queue, needed, [&] {
             as_queue_owner(
                 queue, [&] { c = each(queue); }, resets ? ACL_UPDATE : ACL_SELECT);
         });

@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/metric_log.hpp"
 #include "ops/metric_snapshot.hpp"
 #include "ops/queue_sql.hpp"
@@ -139,17 +140,20 @@ bool run_task(const Job& job) {
     if (t != "mnt" && t != "drp" && t != "sts" && t != "cmp") return false;
     core::check_queue_name(job.queue, "queue");
     // As the queue's owner, restricted: a superuser's mnt() never runs an
-    // owner's triggers as superuser.
-    as_queue_owner(job.queue, [&] {
-        if (t == "mnt") {
-            ops::maintain_queue(job.queue, task_limit(job));
-        } else if (t == "drp") {
-            drop_metrics_by_setting(job.queue);
-            drop_logs_by_setting(job.queue);
-        } else if (t == "sts") {
-            require_queue(job.queue);
-            snapshot_counters(job.queue);
-        }
+    // owner's triggers as superuser. A queue with grants of its own asks
+    // for manage on it.
+    with_queue_privilege(job.queue, core::QueuePrivilege::kManage, [&] {
+        as_queue_owner(job.queue, [&] {
+            if (t == "mnt") {
+                ops::maintain_queue(job.queue, task_limit(job));
+            } else if (t == "drp") {
+                drop_metrics_by_setting(job.queue);
+                drop_logs_by_setting(job.queue);
+            } else if (t == "sts") {
+                require_queue(job.queue);
+                snapshot_counters(job.queue);
+            }
+        });
     });
     // "cmp" (compute metrics) was planned by Fetchq 4 but never did anything:
     // it stays a no-op job that is only rescheduled.

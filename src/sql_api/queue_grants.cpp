@@ -16,6 +16,7 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "utils/acl.h"
 #include "utils/array.h"
+#include "utils/syscache.h"
 }
 
 namespace fetchq::sql_api {
@@ -28,7 +29,13 @@ using namespace fetchq::ops;
 Oid arg_role(FunctionCallInfo fcinfo, int i) {
     if (arg_is_null(fcinfo, i)) throw_null_argument("role");
     const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
-    if (type == REGROLEOID) return PG_GETARG_OID(i);
+    if (type == REGROLEOID) {
+        const Oid role = PG_GETARG_OID(i);
+        if (!pg_call([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)); }))
+            throw core::Error(core::sqlstate::kUndefinedObject,
+                              "role with OID " + std::to_string(role) + " does not exist");
+        return role;
+    }
     const char* name = pg_call([&] { return pstrdup(NameStr(*PG_GETARG_NAME(i))); });
     return pg_call([&] { return get_role_oid(name, false); });
 }

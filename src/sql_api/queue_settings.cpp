@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "pg/args.hpp"
+#include "ops/dead_letters.hpp"
 #include "ops/queue_access.hpp"
 #include "ops/queue_tables.hpp"
 #include "ops/queue_sql.hpp"
@@ -163,9 +164,11 @@ Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
                           "Create another queue for the documents it kills.");
     spi_connect();
     // Checked for the caller, not for the queue's owner it may act as below.
-    if (dead_letter)
+    if (dead_letter) {
         with_queue_privilege(*dead_letter, QueuePrivilege::kPush,
                              [&] { queue_owner_for(*dead_letter, ACL_INSERT, {}); });
+        dead_letter_receiver(queue, *dead_letter);  // its copies will be allowed
+    }
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     SPIPlanPtr plan = cached_plan(

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "ops/queue_lifecycle.hpp"
+#include "ops/queue_sql.hpp"
 #include "ops/routes.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
@@ -60,7 +61,9 @@ Datum subscribe(FunctionCallInfo fcinfo) {
     const std::optional<std::string> selector = arg_selector(fcinfo, 2);
     spi_connect();
     require_topic(topic);
-    create_queue(queue);
+    // A queue that has its tables is not created again: creating reads the
+    // catalog as the caller, who may hold only queue grants.
+    if (!OidIsValid(queue_owner_or_invalid(queue))) create_queue(queue);
     const int64_t id = create_route(topic, queue, selector);
     spi_finish();
     PG_RETURN_INT64(id);

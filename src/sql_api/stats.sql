@@ -21,3 +21,5 @@ AS 'MODULE_PATHNAME', 'fetchq_stats_all' LANGUAGE C VOLATILE ROWS 10;
 
 -- One row per queue whose documents the current role may read.
 CREATE VIEW fetchq.stats AS SELECT * FROM fetchq.stats_all();
+-- stats_all() shows each caller the queues it may read.
+GRANT SELECT ON fetchq.stats TO PUBLIC;

@@ -71,7 +71,11 @@ Datum worker_status(FunctionCallInfo fcinfo) {
                 v[7] = Int64GetDatum(ts.rows_total);
                 v[8] = Float8GetDatum(ts.last_ms);
                 v[9] = Int64GetDatum(ts.errors);
-                v[10] = CStringGetTextDatum(ts.last_error);
+                // The text names queues and quotes their errors: shown, as
+                // pg_stat_activity shows others' queries, to superusers and
+                // pg_read_all_stats only.
+                v[10] = CStringGetTextDatum(all_databases ? ts.last_error
+                                                          : "(hidden: see the server log)");
                 nulls[10] = ts.last_error[0] == '\0';
                 v[11] = nullable_ts(ts.next_due, &nulls[11]);
                 v[12] = nullable_ts(slot.started_at, &nulls[12]);
