@@ -549,6 +549,19 @@ unset multiplot
     return True
 
 
+def replace_block(doc, begin, end, text):
+    """Writes `text` between the markers `begin` and `end` of doc, which
+    must have them (the block of one benchmark in docs/benchmarks.md)."""
+    with open(doc) as f:
+        old = f.read()
+    if begin not in old or end not in old:
+        raise Failure(f"{doc} has no block {begin} ... {end}")
+    pre, rest = old.split(begin, 1)
+    post = rest.split(end, 1)[1]
+    with open(doc, "w") as f:
+        f.write(pre + begin + "\n" + text + "\n" + end + post)
+
+
 def write_doc(doc, block):
     text = ""
     if os.path.exists(doc):

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from driver import Failure, log, psql
+from driver import Failure, log, psql, replace_block
 
 DB = "pick_wait"
 MARK_BEGIN = "<!-- pick-wait:begin (written by bench/pick_wait.py) -->"
@@ -142,15 +142,11 @@ def main():
         f"{a.waiters} idle waiters used {cpu:.2f} s of CPU in {a.window} s")
     print(text)
     if a.doc and not a.smoke:
-        with open(a.doc) as f:
-            old = f.read()
-        if MARK_BEGIN not in old or MARK_END not in old:
-            log(f"pick-wait: {a.doc} has no pick-wait block")
+        try:
+            replace_block(a.doc, MARK_BEGIN, MARK_END, text)
+        except Failure as e:
+            log(f"pick-wait: {e}")
             return 1
-        pre, rest = old.split(MARK_BEGIN, 1)
-        post = rest.split(MARK_END, 1)[1]
-        with open(a.doc, "w") as f:
-            f.write(pre + MARK_BEGIN + "\n" + text + "\n" + MARK_END + post)
     return 0
 
 

@@ -17,7 +17,7 @@ import statistics
 import sys
 import tempfile
 
-from driver import Failure, log, pgbench, psql
+from driver import Failure, log, pgbench, psql, replace_block
 
 DB = "privileges"
 OWNER, GRANTED = "bench_owner", "bench_granted"
@@ -26,7 +26,9 @@ MARK_END = "<!-- privileges:end -->"
 SCRIPTS = {
     "push": "\\set s random(1, 9000000000000000000)\n"
             "SELECT fetchq.doc_push('pq', :s, '{\"bench\": 1}'::jsonb);\n",
-    "pick": "SELECT subject FROM fetchq.doc_pick('pq', 0, 1, '5m') \\gset\n"
+    # An empty queue (the backlog used up) completes nothing rather than fail.
+    "pick": "SELECT COALESCE((SELECT subject FROM fetchq.doc_pick('pq', 0, 1, '5m')), '-') "
+            "AS subject \\gset\n"
             "SELECT fetchq.doc_complete('pq', :subject);\n",
 }
 LABELS = {"push": "push 1", "pick": "pick 1 + complete"}
@@ -95,7 +97,7 @@ def main():
     ap.add_argument("--command", default="bench/run.sh --privileges")
     a = ap.parse_args()
     if a.smoke:
-        a.duration, a.reps, a.backlog = 1, 1, 20000
+        a.duration, a.reps, a.backlog = 1, 1, 100000
     tps = {(op, role): [] for op in SCRIPTS for role in (OWNER, GRANTED)}
     try:
         setup(a.backlog)
@@ -132,15 +134,11 @@ def main():
     ])
     print(text)
     if a.doc and not a.smoke:
-        with open(a.doc) as f:
-            old = f.read()
-        if MARK_BEGIN not in old or MARK_END not in old:
-            log(f"privileges: {a.doc} has no privileges block")
+        try:
+            replace_block(a.doc, MARK_BEGIN, MARK_END, text)
+        except Failure as e:
+            log(f"privileges: {e}")
             return 1
-        pre, rest = old.split(MARK_BEGIN, 1)
-        post = rest.split(MARK_END, 1)[1]
-        with open(a.doc, "w") as f:
-            f.write(pre + MARK_BEGIN + "\n" + text + "\n" + MARK_END + post)
     return 0
 
 

@@ -23,6 +23,9 @@
 #                           queue_grant next to the queue's owner (bench/privileges.py,
 #                           ~2 min): writes the "Per-queue privileges" block of
 #                           docs/benchmarks.md
+#   bench/run.sh --streams  stream appends and read + commit cycles next to the floor
+#                           and PgQ's insert_event (bench/streams.py, ~10 min): writes
+#                           the "Streams" block of docs/benchmarks.md
 #   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
 #                           the disk; prints and keeps its results under build/bench,
 #                           writes nothing under docs/
@@ -52,6 +55,7 @@ for arg in "$@"; do
     --topics) mode=topics ;;
     --pick-wait) mode=pick_wait ;;
     --privileges) mode=privileges ;;
+    --streams) mode=streams ;;
     --fsync) fsync=on ;;
     *) pass+=("$arg") ;;
     esac
@@ -140,7 +144,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-case "$mode" in workers | topics | pick_wait | privileges) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges | streams) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -191,6 +195,11 @@ if [ "$mode" = pick_wait ]; then
         "${pass[@]}"
     exit
 fi
+if [ "$mode" = streams ]; then
+    python3 bench/streams.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
+        "${pass[@]}"
+    exit
+fi
 if [ "$mode" = privileges ]; then
     python3 bench/privileges.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pass[@]}"
@@ -213,6 +222,9 @@ profile) args+=(--profile) ;;
 full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
-[ "$mode" = smoke ] && python3 bench/topics.py --smoke && python3 bench/pick_wait.py --smoke &&
-    python3 bench/privileges.py --smoke
+if [ "$mode" = smoke ]; then
+    for script in topics pick_wait privileges streams; do
+        python3 "bench/$script.py" --smoke || die "the $script smoke run failed"
+    done
+fi
 exit 0

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from driver import Failure, log, pgbench, psql
+from driver import Failure, log, pgbench, psql, replace_block
 
 SUBSCRIPTIONS = (1, 10, 100)
 MARK_BEGIN = "<!-- topics:begin (written by bench/topics.py) -->"
@@ -160,17 +160,6 @@ def block(results, clients, duration, reps, command):
     return "\n".join(lines)
 
 
-def write_doc(doc, text):
-    with open(doc) as f:
-        old = f.read()
-    if MARK_BEGIN not in old or MARK_END not in old:
-        raise Failure(f"{doc} has no topics block ({MARK_BEGIN} ... {MARK_END})")
-    pre, rest = old.split(MARK_BEGIN, 1)
-    post = rest.split(MARK_END, 1)[1]
-    with open(doc, "w") as f:
-        f.write(pre + MARK_BEGIN + "\n" + text + "\n" + MARK_END + post)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=1)
@@ -189,7 +178,11 @@ def main():
     text = block(results, a.clients, a.duration, reps, a.command)
     print(text)
     if a.doc and not a.smoke:
-        write_doc(a.doc, text)
+        try:
+            replace_block(a.doc, MARK_BEGIN, MARK_END, text)
+        except Failure as e:
+            log(f"topics: {e}")
+            return 1
     return 0
 
 

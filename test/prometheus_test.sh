@@ -45,6 +45,10 @@ picked=$(q "SELECT string_agg(subject, ',' ORDER BY subject) FROM fetchq.doc_pic
 [ "$picked" = x1,x2,x3 ] || fail "picked $picked, wanted x1,x2,x3"
 q "SELECT fetchq.doc_complete('prom_q', 'x1')" >/dev/null
 q "SELECT fetchq.doc_kill('prom_q', 'x2')" >/dev/null
+# A stream: three messages on two keys, group g committed one: a lag of 2.
+q "SELECT was_created FROM fetchq.stream_create('prom_s')" >/dev/null
+q "SELECT fetchq.stream_append('prom_s', k, '{}') FROM (VALUES ('a'), ('a'), ('b')) AS v(k)" >/dev/null
+q "SELECT fetchq.stream_commit('prom_s', 'g', 'a', 1)" >/dev/null
 # A document that expires in a moment: the scheduler deletes it and counts exp.
 q "SELECT fetchq.doc_push('prom_q', 'e1', 0, 0, now() + interval '1 hour', '{}',
    clock_timestamp() + interval '200 milliseconds')" >/dev/null
@@ -138,13 +142,17 @@ for t in "fetchq_queue_ent_total counter" "fetchq_queue_pending gauge" \
     if grep -qx "# TYPE $t" "$scrape"; then echo "ok: # TYPE $t"; else fail "no '# TYPE $t'"; fi
 done
 # Every task of the scheduler, with its errors and last duration.
-for task in promote orphans retention snapshot expire sessions vacuum purge; do
+for task in promote orphans retention snapshot expire sessions vacuum purge streams; do
     for m in runs_total errors_total last_duration_seconds; do
         [ "$(value "fetchq_worker_$m" "task=\"$task\"")" != missing ] ||
             fail "no fetchq_worker_$m{task=\"$task\"}"
     done
 done
 expect fetchq_worker_errors_total 'task="promote"' 0
+expect fetchq_stream_lag 'group_name="g"' 2
+age=$(value fetchq_stream_oldest_unread_age_seconds 'group_name="g"')
+awk -v a="$age" 'BEGIN { exit !(a > 0 && a < 600) }' && echo "ok: fetchq_stream_oldest_unread_age_seconds $age" ||
+    fail "fetchq_stream_oldest_unread_age_seconds: got $age"
 # The exporter loaded the queries and ran them without an error.
 grep -Eq '^pg_exporter_user_queries_load_error\{.*\} 0$' "$scrape" ||
     fail "the exporter did not load deploy/prometheus/queries.yml: $(grep user_queries_load_error "$scrape" || true)"
@@ -156,5 +164,6 @@ other=$(grep -Ev '^(#|fetchq_|pg_exporter_|pg_up |go_|process_|promhttp_|postgre
 
 q "SELECT was_dropped FROM fetchq.queue_drop('prom_q')" >/dev/null
 q "SELECT was_dropped FROM fetchq.queue_drop('prom_empty')" >/dev/null
+q "SELECT fetchq.stream_drop('prom_s')" >/dev/null
 echo "prometheus test: $failures failure(s)"
 [ "$failures" = 0 ]

@@ -77,6 +77,8 @@ const char* task_name(int task) {
             return "vacuum";
         case kTaskPurge:
             return "purge";
+        case kTaskStreams:
+            return "streams";
         default:
             return "unknown";
     }

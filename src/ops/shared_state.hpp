@@ -20,6 +20,7 @@ enum Task : int {
     kTaskSessions,     // session-bound picks and temporary queues of ended sessions
     kTaskVacuum,       // VACUUM of queue tables past fetchq.vacuum_threshold
     kTaskPurge,        // completed and killed documents past the queue's retention
+    kTaskStreams,      // stream messages every group committed
     kTaskCount
 };
 const char* task_name(int task);

@@ -19,6 +19,7 @@
 #include "ops/maintenance.hpp"
 #include "ops/purge.hpp"
 #include "ops/queue_grants.hpp"
+#include "ops/stream_retention.hpp"
 #include "ops/queue_lifecycle.hpp"
 #include "worker/server_log.hpp"
 #include "worker/transaction.hpp"
@@ -303,6 +304,20 @@ void forget_dropped_roles() {
         record(kTaskSessions, removed, ms_since(start), nullptr, 0);
 }
 
+// Stream messages every group committed, fetchq.batch_size per stream and
+// run, at most once a second.
+void retain_stream_messages() {
+    static TimestampTz last_run = 0;
+    const TimestampTz start = GetCurrentTimestamp();
+    if (start - last_run < USECS_PER_SEC) return;
+    last_run = start;
+    int64_t removed = 0;
+    std::string error;
+    const bool ok = in_spi_transaction(
+        InvalidOid, [&] { removed = ops::retain_streams(settings.batch_size); }, &error);
+    record(kTaskStreams, removed, ms_since(start), ok ? nullptr : &error, 0);
+}
+
 // Session-owned documents and temporary queues of sessions that ended.
 // Runs when a session exit flagged it, on the first round (after a crash
 // nobody flags), and every minute as a safety net.
@@ -443,6 +458,7 @@ TimestampTz run_round() {
     std::vector<std::string> dropped = release_ended_sessions(queues, first_round);
     for (std::string& idle : drop_idle_temporary_queues(queues)) dropped.push_back(std::move(idle));
     forget_dropped_roles();
+    retain_stream_messages();
     first_round = false;
     for (const Queue& q : queues) {
         bool gone = false;

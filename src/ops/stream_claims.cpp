@@ -1,0 +1,121 @@
+#include "ops/stream_claims.hpp"
+
+#include "ops/session_end.hpp"
+#include "ops/stream_locks.hpp"
+#include "ops/streams.hpp"
+#include "pg/spi.hpp"
+
+extern "C" {
+#include "utils/timestamp.h"
+}
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+namespace {
+
+// A lease of another session that is still running and has not ended.
+constexpr const char* kLiveLease =
+    "l.until OPERATOR(pg_catalog.>) pg_catalog.now() AND l.session <> $3"
+    " AND l.session = ANY ($4::pg_catalog.int8[])";
+
+Datum live_sessions() {
+    const std::vector<int64_t> keys = live_session_keys();
+    return pg_call([&] {
+        const int n = static_cast<int>(keys.size());
+        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * (n > 0 ? n : 1)));
+        for (int i = 0; i < n; ++i) elems[i] = Int64GetDatum(keys[i]);
+        return PointerGetDatum(
+            construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+    });
+}
+
+// Keys with unread messages and no live lease, oldest unread first; more
+// than wanted, since some may be taken by a claim under way.
+std::vector<std::string> candidates(const Datum* values, int32_t wanted) {
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_claim_candidates",
+        [] {
+            return "SELECT k.key FROM fetchq.stream_keys AS k"
+                   " LEFT JOIN fetchq.stream_offsets AS o ON o.stream_id = k.stream_id"
+                   "  AND o.group_name = $2 AND o.key = k.key"
+                   " CROSS JOIN LATERAL (SELECT m.appended_at FROM fetchq.stream_messages AS m"
+                   "  WHERE m.stream_id = k.stream_id AND m.key = k.key"
+                   "  AND m.\"offset\" > COALESCE(o.committed, 0) ORDER BY m.\"offset\" LIMIT 1) "
+                   "AS f"
+                   " WHERE k.stream_id = $1 AND NOT EXISTS (SELECT 1 FROM fetchq.stream_leases AS l"
+                   "  WHERE l.stream_id = k.stream_id AND l.group_name = $2 AND l.key = k.key "
+                   "AND " +
+                   std::string(kLiveLease) + ") ORDER BY f.appended_at, k.key LIMIT $5";
+        },
+        {INT4OID, TEXTOID, INT8OID, INT8ARRAYOID, INT4OID});
+    Datum args[5] = {values[0], values[1], values[2], values[3], Int32GetDatum(wanted * 2 + 8)};
+    const uint64_t n = spi_execute(plan, args, nullptr, false);
+    std::vector<std::string> keys;
+    for (uint64_t row = 0; row < n; ++row) keys.emplace_back(spi_text(row, 1));
+    return keys;
+}
+
+// With the key held for this claim: takes the lease unless another session
+// took it meanwhile (a claim that committed after the candidates were read).
+bool take_lease(const Datum* values, const std::string& key, ClaimedKey* out) {
+    SPIPlanPtr taken =
+        cached_plan("", "stream_lease_taken",
+                    [] {
+                        return "SELECT 1 FROM fetchq.stream_leases AS l WHERE l.stream_id = $1"
+                               " AND l.group_name = $2 AND l.key = $5 AND " +
+                               std::string(kLiveLease);
+                    },
+                    {INT4OID, TEXTOID, INT8OID, INT8ARRAYOID, TEXTOID});
+    Datum args[6] = {values[0], values[1], values[2], values[3], to_text(key), values[4]};
+    if (spi_execute_latest(taken, args, nullptr, 1) > 0) return false;
+    SPIPlanPtr lease = cached_plan(
+        "", "stream_lease",
+        [] {
+            return std::string(
+                "INSERT INTO fetchq.stream_leases AS l (stream_id, group_name, key, session, until)"
+                " VALUES ($1, $2, $5, $3, pg_catalog.now() OPERATOR(pg_catalog.+) $6)"
+                " ON CONFLICT (stream_id, group_name, key) DO UPDATE"
+                " SET session = EXCLUDED.session, until = EXCLUDED.until RETURNING until");
+        },
+        {INT4OID, TEXTOID, INT8OID, INT8ARRAYOID, TEXTOID, INTERVALOID});
+    spi_execute(lease, args, nullptr, false);
+    bool isnull = false;
+    out->key = key;
+    out->until = DatumGetTimestampTz(spi_value(0, 1, &isnull));
+    return true;
+}
+
+}  // namespace
+
+std::vector<ClaimedKey> claim_keys(int32_t stream, const std::string& group, int32_t max_keys,
+                                   const Interval* lease) {
+    ensure_group(stream, group);
+    std::vector<ClaimedKey> claimed;
+    if (max_keys <= 0) return claimed;
+    Datum values[5] = {Int32GetDatum(stream), to_text(group), Int64GetDatum(session_key()),
+                       live_sessions(), IntervalPGetDatum(lease)};
+    for (const std::string& key : candidates(values, max_keys)) {
+        if (static_cast<int32_t>(claimed.size()) == max_keys) break;
+        if (!try_lock_key_for_claim(stream, group, key)) continue;
+        ClaimedKey c;
+        if (take_lease(values, key, &c)) claimed.push_back(std::move(c));
+    }
+    return claimed;
+}
+
+int64_t release_keys(int32_t stream, const std::string& group, const std::string& key) {
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_release",
+        [] {
+            return std::string(
+                "DELETE FROM fetchq.stream_leases WHERE stream_id = $1 AND group_name = $2"
+                " AND session = $3 AND ($4 = '' OR key = $4)");
+        },
+        {INT4OID, TEXTOID, INT8OID, TEXTOID});
+    Datum values[4] = {Int32GetDatum(stream), to_text(group), Int64GetDatum(session_key()),
+                       to_text(key)};
+    return static_cast<int64_t>(spi_execute(plan, values, nullptr, false));
+}
+
+}  // namespace fetchq::ops

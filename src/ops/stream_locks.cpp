@@ -1,0 +1,38 @@
+#include "ops/stream_locks.hpp"
+
+#include "pg/guard.hpp"
+#include "pg/postgres.hpp"
+
+extern "C" {
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "storage/lock.h"
+}
+
+namespace fetchq::ops {
+
+namespace {
+
+constexpr uint16 kClaimClass = 71;
+
+uint64 hash_of(int32_t stream_id, const std::string& group, const std::string& key) {
+    const uint64 h =
+        hash_bytes_extended(reinterpret_cast<const unsigned char*>(key.data()),
+                            static_cast<int>(key.size()), static_cast<uint64>(stream_id));
+    return hash_bytes_extended(reinterpret_cast<const unsigned char*>(group.data()),
+                               static_cast<int>(group.size()), h);
+}
+
+}  // namespace
+
+bool try_lock_key_for_claim(int32_t stream_id, const std::string& group, const std::string& key) {
+    const uint64 hash = hash_of(stream_id, group, key);
+    return pg::pg_call([&] {
+        LOCKTAG tag;
+        SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, static_cast<uint32>(hash >> 32),
+                             static_cast<uint32>(hash), kClaimClass);
+        return LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL;
+    });
+}
+
+}  // namespace fetchq::ops

@@ -1,0 +1,14 @@
+// Stream retention, run by the scheduler: deletes, in batches, the messages
+// every group of a stream has committed (a group that never committed a key
+// holds all of its messages; a stream without groups keeps everything).
+// Needs SPI.
+#pragma once
+
+#include <cstdint>
+
+namespace fetchq::ops {
+
+// At most `batch` messages per stream; returns how many went.
+int64_t retain_streams(int32_t batch);
+
+}  // namespace fetchq::ops

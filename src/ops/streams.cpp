@@ -1,0 +1,241 @@
+#include "ops/streams.hpp"
+
+#include <set>
+#include <utility>
+
+#include "core/echo.hpp"
+#include "core/error.hpp"
+#include "ops/catalog_cache.hpp"
+#include "pg/spi.hpp"
+
+extern "C" {
+#include "utils/acl.h"
+}
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+namespace {
+
+constexpr std::size_t kMaxKeyBytes = 255;
+constexpr int kMaxGroupChars = 40;
+
+[[noreturn]] void throw_stream_missing(const std::string& name) {
+    throw core::Error(core::sqlstate::kUndefinedObject, "stream \"" + name + "\" does not exist",
+                      {}, "Create it with fetchq.stream_create('" + name + "').");
+}
+
+// -1: no such stream. Read on the latest snapshot, as every catalog cache.
+int32_t read_stream_id(const std::string& name) {
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_id",
+        [] { return std::string("SELECT id FROM fetchq.streams WHERE name = $1"); }, {TEXTOID});
+    Datum arg = to_text(name);
+    if (spi_execute_latest(plan, &arg, nullptr, 1) == 0) return -1;
+    return static_cast<int32_t>(spi_int(0, 1));
+}
+
+}  // namespace
+
+void check_stream_key(const std::string& key) {
+    if (key.empty())
+        throw core::Error(core::sqlstate::kInvalidParameterValue, "argument key must not be empty",
+                          {}, "Give each message a key of 1 to 255 bytes.");
+    if (key.size() > kMaxKeyBytes)
+        throw core::Error(
+            core::sqlstate::kStringDataRightTruncation, "argument key is longer than 255 bytes",
+            "The key " + core::echo(key) + " has " + std::to_string(key.size()) + " bytes.",
+            "Use a shorter key, such as a hash of it.");
+}
+
+void check_group_name(const std::string& group) {
+    const char* s = group.c_str();
+    const int len = static_cast<int>(group.size());
+    const int chars = len == 0 ? 0 : pg_call([&] { return pg_mbstrlen_with_len(s, len); });
+    if (chars == 0 || chars > kMaxGroupChars)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument group_name must have 1 to 40 characters",
+                          "The value was " + core::echo(group) + ".",
+                          "Name each consumer group, for example 'billing'.");
+}
+
+int32_t stream_id(const std::string& name) {
+    static CatalogCache<int32_t> cache;
+    const int32_t id = cache.get(name, [&] { return read_stream_id(name); });
+    if (id < 0) throw_stream_missing(name);
+    return id;
+}
+
+CreatedStream create_stream(const std::string& name) {
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_create",
+        [] {
+            return std::string(
+                "INSERT INTO fetchq.streams (name, owner) VALUES ($1, $2::pg_catalog.regrole)"
+                " ON CONFLICT (name) DO NOTHING RETURNING id");
+        },
+        {TEXTOID, OIDOID});
+    Datum values[2] = {to_text(name), ObjectIdGetDatum(pg_call([] { return GetUserId(); }))};
+    if (spi_execute(plan, values, nullptr, false) > 0)
+        return {true, static_cast<int32_t>(spi_int(0, 1))};
+    return {false, stream_id(name)};
+}
+
+void drop_stream(const std::string& name) {
+    SPIPlanPtr find = cached_plan(
+        "", "stream_owner",
+        [] {
+            return std::string(
+                "SELECT owner::pg_catalog.oid FROM fetchq.streams WHERE name = $1 FOR UPDATE");
+        },
+        {TEXTOID});
+    Datum arg = to_text(name);
+    if (spi_execute(find, &arg, nullptr, false) == 0) throw_stream_missing(name);
+    bool isnull = false;
+    const Oid owner = DatumGetObjectId(spi_value(0, 1, &isnull));
+    if (!pg_call([&] { return has_privs_of_role(GetUserId(), owner); })) {
+        const char* role = pg_call([&] { return GetUserNameFromId(owner, true); });
+        throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                          "must be owner of stream \"" + name + "\"",
+                          "Stream \"" + name + "\" was created by role \"" +
+                              std::string(role ? role : "?") + "\".",
+                          "Only that role (or a member of it, or a superuser) may drop it.");
+    }
+    // The stream's row first: its keys go with it (ON DELETE CASCADE),
+    // waiting for appends under way; the next statements then see what those
+    // committed.
+    SPIPlanPtr drop = cached_plan(
+        "", "stream_drop",
+        [] { return std::string("DELETE FROM fetchq.streams WHERE name = $1 RETURNING id"); },
+        {TEXTOID});
+    spi_execute(drop, &arg, nullptr, false);
+    Datum id = Int32GetDatum(static_cast<int32_t>(spi_int(0, 1)));
+    for (const char* table : {"stream_messages", "stream_offsets", "stream_leases"}) {
+        const std::string name = std::string("stream_drop_") + table;
+        SPIPlanPtr rows = cached_plan("", name,
+                                      [table] {
+                                          return std::string("DELETE FROM fetchq.") + table +
+                                                 " WHERE stream_id = $1";
+                                      },
+                                      {INT4OID});
+        spi_execute(rows, &id, nullptr, false);
+    }
+}
+
+bool register_group(int32_t stream, const std::string& group) {
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_group_register",
+        [] {
+            return std::string(
+                "INSERT INTO fetchq.stream_groups (stream_id, group_name) VALUES ($1, $2)"
+                " ON CONFLICT DO NOTHING");
+        },
+        {INT4OID, TEXTOID});
+    Datum values[2] = {Int32GetDatum(stream), to_text(group)};
+    return spi_execute(plan, values, nullptr, false) > 0;
+}
+
+void ensure_group(int32_t stream, const std::string& group) {
+    // Per backend, the groups known to exist; a dropped stream takes its
+    // groups, and a stream id is never reused (a sequence).
+    static std::set<std::pair<int32_t, std::string>> known;
+    if (known.count({stream, group})) return;
+    register_group(stream, group);
+    known.insert({stream, group});
+}
+
+int64_t last_offset(int32_t stream, const std::string& key) {
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_last_offset",
+        [] {
+            return std::string(
+                "SELECT last_offset FROM fetchq.stream_keys WHERE stream_id = $1 AND key = $2");
+        },
+        {INT4OID, TEXTOID});
+    Datum values[2] = {Int32GetDatum(stream), to_text(key)};
+    if (spi_execute(plan, values, nullptr, false, 1) == 0) return 0;
+    return spi_int(0, 1);
+}
+
+int64_t append_message(int32_t stream, const std::string& key, Datum payload, bool payload_null) {
+    // The head row's update waits for another append to the key until that
+    // one ends, then numbers after what it committed (READ COMMITTED reads
+    // the row's latest version; REPEATABLE READ fails with 40001 instead,
+    // as for any row updated concurrently).
+    SPIPlanPtr insert = cached_plan(
+        "", "stream_append",
+        [] {
+            return std::string(
+                "WITH h AS (INSERT INTO fetchq.stream_keys AS k (stream_id, key, last_offset)"
+                " VALUES ($1, $2, 1) ON CONFLICT (stream_id, key) DO UPDATE"
+                " SET last_offset = k.last_offset OPERATOR(pg_catalog.+) 1 RETURNING last_offset)"
+                " INSERT INTO fetchq.stream_messages (stream_id, key, \"offset\", payload)"
+                " SELECT $1, $2, h.last_offset, $3 FROM h RETURNING \"offset\"");
+        },
+        {INT4OID, TEXTOID, JSONBOID});
+    Datum values[3] = {Int32GetDatum(stream), to_text(key), payload};
+    const char nulls[3] = {' ', ' ', payload_null ? 'n' : ' '};
+    spi_execute(insert, values, nulls, false);
+    return spi_int(0, 1);
+}
+
+uint64_t read_messages(int32_t stream, const std::string& group, const std::string& key,
+                       int32_t limit) {
+    ensure_group(stream, group);
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_read",
+        [] {
+            return std::string(
+                "SELECT m.\"offset\", m.payload, m.appended_at FROM fetchq.stream_messages AS m"
+                " WHERE m.stream_id = $1 AND m.key = $2 AND m.\"offset\" > COALESCE("
+                "  (SELECT o.committed FROM fetchq.stream_offsets AS o WHERE o.stream_id = $1"
+                "    AND o.group_name = $3 AND o.key = $2), 0)"
+                " ORDER BY m.\"offset\" LIMIT $4");
+        },
+        {INT4OID, TEXTOID, TEXTOID, INT4OID});
+    Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int32GetDatum(limit)};
+    return spi_execute(plan, values, nullptr, false);
+}
+
+int64_t commit_offset(int32_t stream, const std::string& group, const std::string& key,
+                      int64_t offset) {
+    if (offset < 0)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument offset must not be negative",
+                          "The value was " + std::to_string(offset) + ".",
+                          "Commit the offset of the last message processed.");
+    ensure_group(stream, group);
+    Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int64GetDatum(offset)};
+    // What is committed (or appended by this transaction), as a reader sees it.
+    const int64_t top = last_offset(stream, key);
+    if (offset > top)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "offset " + std::to_string(offset) +
+                              " is beyond the last message of key " + core::echo(key),
+                          "The last offset of the key is " + std::to_string(top) + ".",
+                          "Commit the offset of a message that stream_read returned.");
+    SPIPlanPtr move = cached_plan(
+        "", "stream_commit",
+        [] {
+            return std::string(
+                "INSERT INTO fetchq.stream_offsets AS o (stream_id, group_name, key, committed)"
+                " VALUES ($1, $3, $2, $4) ON CONFLICT (stream_id, group_name, key) DO UPDATE"
+                " SET committed = EXCLUDED.committed, committed_at = pg_catalog.now()"
+                " WHERE o.committed OPERATOR(pg_catalog.<) EXCLUDED.committed"
+                " RETURNING committed");
+        },
+        {INT4OID, TEXTOID, TEXTOID, INT8OID});
+    if (spi_execute(move, values, nullptr, false) > 0) return spi_int(0, 1);
+    SPIPlanPtr current =
+        cached_plan("", "stream_committed",
+                    [] {
+                        return std::string(
+                            "SELECT committed FROM fetchq.stream_offsets WHERE stream_id = $1"
+                            " AND group_name = $3 AND key = $2");
+                    },
+                    {INT4OID, TEXTOID, TEXTOID});
+    spi_execute(current, values, nullptr, false);
+    return spi_int(0, 1);
+}
+
+}  // namespace fetchq::ops

@@ -1,0 +1,69 @@
+-- Streams (stream_create, stream_append, ...): an ordered log per key with
+-- gapless offsets in commit order, and per consumer group a committed offset
+-- per key. Messages are append-only rows, each payload stored once; an
+-- append moves its key's head row (stream_keys.last_offset) and so waits for
+-- another append to the key until that one ends. Retention (the scheduler)
+-- deletes what every group of a stream committed. The hot tables have no
+-- foreign keys (a check per append or commit, and a shared row lock on the
+-- stream's row that concurrent appenders turn into multixacts):
+-- stream_drop deletes their rows itself.
+CREATE TABLE fetchq.streams (
+    id SERIAL PRIMARY KEY,
+    name CHARACTER VARYING(40) NOT NULL UNIQUE,
+    owner REGROLE NOT NULL,
+    created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now()
+);
+
+-- One row per key that ever had a message, with its last offset: what
+-- appends number from and stream_claim enumerates.
+CREATE TABLE fetchq.stream_keys (
+    stream_id INTEGER NOT NULL REFERENCES fetchq.streams (id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    last_offset BIGINT NOT NULL CHECK (last_offset > 0),
+    PRIMARY KEY (stream_id, key)
+);
+
+CREATE TABLE fetchq.stream_messages (
+    stream_id INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    "offset" BIGINT NOT NULL CHECK ("offset" > 0),
+    payload JSONB,
+    appended_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (stream_id, key, "offset")
+);
+
+-- The groups of a stream: created by their first use (or stream_group_create).
+CREATE TABLE fetchq.stream_groups (
+    stream_id INTEGER NOT NULL REFERENCES fetchq.streams (id) ON DELETE CASCADE,
+    group_name CHARACTER VARYING(40) NOT NULL,
+    created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (stream_id, group_name)
+);
+
+-- A group's committed offset per key (0 when there is no row).
+CREATE TABLE fetchq.stream_offsets (
+    stream_id INTEGER NOT NULL,
+    group_name CHARACTER VARYING(40) NOT NULL,
+    key TEXT NOT NULL,
+    committed BIGINT NOT NULL CHECK (committed >= 0),
+    committed_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (stream_id, group_name, key)
+);
+
+-- Keys leased to a session (stream_claim) until `until`, or until that
+-- session ends.
+CREATE TABLE fetchq.stream_leases (
+    stream_id INTEGER NOT NULL,
+    group_name CHARACTER VARYING(40) NOT NULL,
+    key TEXT NOT NULL,
+    session BIGINT NOT NULL,
+    until TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (stream_id, group_name, key)
+);
+
+SELECT pg_catalog.pg_extension_config_dump('fetchq.streams', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.streams_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.stream_keys', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.stream_messages', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.stream_groups', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.stream_offsets', '');

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Streams (issue: an ordered log per key with committed offsets per consumer
+# group), against a running server: offsets per key and after rollbacks,
+# read and commit (and a rolled-back commit), the seed's set and get, leases
+# that end or whose session dies, retention of exactly what every group
+# committed, the views, bad input, named notation. The concurrent cases
+# (appenders to one key, claims under way) are specs/stream_*.spec.
+# Env: PGHOST PGPORT PGUSER (a superuser) of a server with
+# shared_preload_libraries = 'fetchq'; $1: a database with the extension.
+set -euo pipefail
+db=$1
+source "$(dirname "$0")/lib/checks.sh"
+
+# err SQL: the error of a statement, with its SQLSTATE.
+err() {
+    psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c '\set VERBOSITY verbose' -c "$1" 2>&1 |
+        sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p' | head -1
+}
+# state: everything of the streams, as one hash.
+state() {
+    q "SELECT md5(concat_ws('|',
+         (SELECT string_agg(m::text, ',' ORDER BY stream_id, key, \"offset\") FROM fetchq.stream_messages m),
+         (SELECT string_agg(k::text, ',' ORDER BY stream_id, key) FROM fetchq.stream_keys k),
+         (SELECT string_agg(o::text, ',' ORDER BY stream_id, group_name, key) FROM fetchq.stream_offsets o),
+         (SELECT string_agg(g::text, ',' ORDER BY stream_id, group_name) FROM fetchq.stream_groups g)))"
+}
+cleanup() {
+    for s in st_log st_set st_claim st_keep st_drop; do
+        psql -X -q -d "$db" -c "SELECT fetchq.stream_drop('$s')" >/dev/null 2>&1 || true
+    done
+    psql -X -q -d "$db" -c "DROP OWNED BY st_other" >/dev/null 2>&1 || true
+    psql -X -q -d postgres -c "DROP ROLE IF EXISTS st_other" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+cleanup
+
+echo "# offsets per key, gapless, after rollbacks"
+check "stream_create" "$(q "SELECT was_created FROM fetchq.stream_create('st_log')")" t
+check "stream_create again" "$(q "SELECT was_created FROM fetchq.stream_create('st_log')")" f
+check "1, 2 on key a; 1 on key b" \
+    "$(q "SELECT fetchq.stream_append('st_log', 'a', '{\"n\": 1}')") $(q "SELECT fetchq.stream_append('st_log', 'a', '{\"n\": 2}')") $(q "SELECT fetchq.stream_append('st_log', 'b', '{\"n\": 1}')")" \
+    "1 2 1"
+q "BEGIN; SELECT fetchq.stream_append('st_log', 'a', '{\"rolled\": \"back\"}'); ROLLBACK" >/dev/null
+check "a rolled-back append leaves no gap" "$(q "SELECT fetchq.stream_append('st_log', 'a', '{\"n\": 3}')")" 3
+check "nor does one rolled back to a savepoint" \
+    "$(q "BEGIN; SAVEPOINT s; SELECT fetchq.stream_append('st_log', 'a', '{}'); ROLLBACK TO s;
+          SELECT fetchq.stream_append('st_log', 'a', '{\"n\": 4}'); COMMIT" | tail -1)" 4
+check "two appends to one key in one transaction" \
+    "$(q "BEGIN; SELECT fetchq.stream_append('st_log', 'c', 'null'); SELECT fetchq.stream_append('st_log', 'c', '[1]'); COMMIT" | paste -sd' ')" \
+    "1 2"
+check "the messages in offset order, payloads as appended" \
+    "$(q "SELECT string_agg(\"offset\" || '=' || payload::text, ' ') FROM fetchq.stream_read('st_log', 'g1', 'a')")" \
+    '1={"n": 1} 2={"n": 2} 3={"n": 3} 4={"n": 4}'
+
+echo "# read and commit"
+check "stream_commit returns the committed offset" "$(q "SELECT fetchq.stream_commit('st_log', 'g1', 'a', 2)")" 2
+check "the read starts after it" \
+    "$(q "SELECT string_agg(\"offset\"::text, ',') FROM fetchq.stream_read('st_log', 'g1', 'a')")" "3,4"
+check "limit" "$(q "SELECT string_agg(\"offset\"::text, ',') FROM fetchq.stream_read('st_log', 'g1', 'a', 1)")" "3"
+check "another group starts at 0" \
+    "$(q "SELECT string_agg(\"offset\"::text, ',') FROM fetchq.stream_read('st_log', 'g2', 'a')")" "1,2,3,4"
+q "BEGIN; SELECT fetchq.stream_commit('st_log', 'g1', 'a', 4); ROLLBACK" >/dev/null
+check "a rolled-back commit leaves the offset where it was" \
+    "$(q "SELECT min(\"offset\") FROM fetchq.stream_read('st_log', 'g1', 'a')")" 3
+check "a lower offset is ignored, the committed one returned" "$(q "SELECT fetchq.stream_commit('st_log', 'g1', 'a', 1)")" 2
+check "an offset beyond the last message is refused" "$(err "SELECT fetchq.stream_commit('st_log', 'g1', 'a', 5)")" \
+    '22023 offset 5 is beyond the last message of key "a"'
+check "a negative offset is refused" "$(err "SELECT fetchq.stream_commit('st_log', 'g1', 'a', -1)")" \
+    "22023 argument offset must not be negative"
+check "stream_get: the next unread message as the seed's get" \
+    "$(q "SELECT fetchq.stream_get('st_log', 'g1', 'a')")" '{"id": 3, "message": {"n": 3}}'
+check "stream_get: NULL when all is read" \
+    "$(q "SELECT fetchq.stream_commit('st_log', 'g1', 'b', 1); SELECT fetchq.stream_get('st_log', 'g1', 'b') IS NULL" | tail -1)" t
+check "named notation" \
+    "$(q "SELECT \"offset\" FROM fetchq.stream_read(stream => 'st_log', group_name => 'g3', key => 'a', \"limit\" => 1)") $(q "SELECT fetchq.stream_commit(stream => 'st_log', group_name => 'g3', key => 'a', \"offset\" => 1)") $(q "SELECT fetchq.stream_append(stream => 'st_log', key => 'd', payload => '{}')") $(q "SELECT count(*) FROM fetchq.stream_claim(stream => 'st_log', group_name => 'g3', max_keys => 1, lease => '1 minute')") $(q "SELECT fetchq.stream_set(stream => 'st_log', group_name => 'g3', body => '{}')")" \
+    '1 1 1 1 {"commit": [], "create": []}'
+q "SELECT fetchq.stream_release('st_log', 'g3')" >/dev/null
+
+echo "# the seed's set: all or nothing"
+q "SELECT fetchq.stream_create('st_set')" >/dev/null
+check "creates and commits in one call, the offsets returned" \
+    "$(q "SELECT fetchq.stream_set('st_set', 'g', '{\"create\": [{\"hash\": \"h1\", \"message\": \"hello\"}, {\"hash\": \"h1\", \"message\": {\"x\": 1}}, {\"hash\": \"h2\", \"message\": null}], \"commit\": [{\"hash\": \"h1\", \"id\": \"1\"}, {\"hash\": \"h2\", \"id\": 1}]}')")" \
+    '{"commit": [{"id": 1, "hash": "h1"}, {"id": 1, "hash": "h2"}], "create": [{"id": 1, "hash": "h1"}, {"id": 2, "hash": "h1"}, {"id": 1, "hash": "h2"}]}'
+check "what it did is there" \
+    "$(q "SELECT string_agg(\"offset\" || '=' || payload::text, ' ') FROM fetchq.stream_read('st_set', 'g', 'h1')")" \
+    '2={"x": 1}'
+before=$(state)
+check "an offset beyond the last message" \
+    "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"create\": [{\"hash\": \"h3\", \"message\": 1}], \"commit\": [{\"hash\": \"h1\", \"id\": 7}]}')")" \
+    '22023 offset 7 is beyond the last message of key "h1"'
+check "a missing hash" "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"create\": [{\"hash\": \"h3\", \"message\": 1}, {\"message\": 2}]}')")" \
+    '22023 create item 2: "hash" must be a string'
+check "a missing message" "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"create\": [{\"hash\": \"h3\"}]}')")" \
+    '22023 create item 1: "message" is missing'
+check "an id that is not an offset" "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"commit\": [{\"hash\": \"h1\", \"id\": \"id_1\"}]}')")" \
+    '22023 commit item 1: "id" must be an offset (a whole number, 0 or more)'
+check "a fractional id" "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"commit\": [{\"hash\": \"h1\", \"id\": 1.5}]}')")" \
+    '22023 commit item 1: "id" must be an offset (a whole number, 0 or more)'
+check "an unknown key" "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"delete\": []}')")" \
+    '22023 argument body has keys other than "create" and "commit"'
+check "not an object" "$(err "SELECT fetchq.stream_set('st_set', 'g', '[1]')")" \
+    "22023 argument body must be a JSON object"
+check "an invalid set changes nothing" "$(state)" "$before"
+
+echo "# claims: leases that end, sessions that die"
+q "SELECT fetchq.stream_create('st_claim')" >/dev/null
+for k in k1 k2 k3; do q "SELECT fetchq.stream_append('st_claim', '$k', '{}')" >/dev/null; done
+q "SELECT fetchq.stream_commit('st_claim', 'g', 'k3', 1)" >/dev/null
+# A consumer session that stays connected for a while after its claim.
+psql -X -q -At -d "$db" -c "SELECT string_agg(key, ',') FROM fetchq.stream_claim('st_claim', 'g', 5, '2 seconds')" \
+    -c "SELECT pg_sleep(20)" >/tmp/streams_test_claim.$$ 2>&1 &
+consumer=$!
+wait_for "a claim leases the keys with unread messages (not k3, all committed)" 10 \
+    "SELECT string_agg(key, ',' ORDER BY key) FROM fetchq.stream_leases WHERE group_name = 'g'" "k1,k2"
+check "oldest first" "$(head -1 /tmp/streams_test_claim.$$)" "k1,k2"
+check "another session gets none while the consumer's leases hold" \
+    "$(q "SELECT count(*) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour')")" 0
+wait_for "a lease that ends frees its key, though its session lives" 10 \
+    "SELECT string_agg(key, ',' ORDER BY key) FROM fetchq.stream_claim('st_claim', 'g', 1, '1 hour')" "k1"
+kill "$consumer" 2>/dev/null || true
+wait "$consumer" 2>/dev/null || true
+rm -f /tmp/streams_test_claim.$$
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()" >/dev/null
+check "the session that took k1 for an hour ended: a claim gets k1 and k2" \
+    "$(q "SELECT string_agg(key, ',' ORDER BY key) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour')")" "k1,k2"
+check "a zero lease is refused" "$(err "SELECT * FROM fetchq.stream_claim('st_claim', 'g', 1, '0 seconds')")" \
+    "22023 argument lease must be longer than zero"
+
+echo "# retention removes what every group committed, and only that"
+q "SELECT fetchq.stream_create('st_keep')" >/dev/null
+for i in 1 2 3 4 5; do q "SELECT fetchq.stream_append('st_keep', 'a', '{}')" >/dev/null; done
+for i in 1 2 3; do q "SELECT fetchq.stream_append('st_keep', 'b', '{}')" >/dev/null; done
+q "SELECT fetchq.stream_append('st_keep', 'c', '{}')" >/dev/null
+q "SELECT fetchq.stream_commit('st_keep', 'g1', 'a', 4); SELECT fetchq.stream_commit('st_keep', 'g1', 'b', 3);
+   SELECT fetchq.stream_commit('st_keep', 'g2', 'a', 2); SELECT fetchq.stream_commit('st_keep', 'g2', 'b', 3);
+   SELECT fetchq.stream_commit('st_keep', 'g1', 'c', 1)" >/dev/null
+wait_for "the scheduler removes a 1-2 and b 1-3" 30 \
+    "SELECT string_agg(key || \"offset\", ',' ORDER BY key, \"offset\") FROM fetchq.stream_messages WHERE stream_id = (SELECT id FROM fetchq.streams WHERE name = 'st_keep')" \
+    "a3,a4,a5,c1"
+check "offsets continue after what retention removed" "$(q "SELECT fetchq.stream_append('st_keep', 'b', '{}')")" 4
+check "and commits above it still work" "$(q "SELECT fetchq.stream_commit('st_keep', 'g2', 'b', 4)")" 4
+q "SELECT fetchq.stream_group_create('st_keep', 'late')" >/dev/null
+q "SELECT fetchq.stream_commit('st_keep', 'g1', 'a', 5); SELECT fetchq.stream_commit('st_keep', 'g2', 'a', 5)" >/dev/null
+sleep 3  # a few scheduler runs: nothing may go, since group "late" committed nothing
+check "a group that committed nothing holds every message" \
+    "$(q "SELECT string_agg(key || \"offset\", ',' ORDER BY key, \"offset\") FROM fetchq.stream_messages WHERE stream_id = (SELECT id FROM fetchq.streams WHERE name = 'st_keep')")" \
+    "a3,a4,a5,b4,c1"
+
+echo "# views"
+check "stream_lag: per group, the messages not committed" \
+    "$(q "SELECT string_agg(group_name || '=' || lag, ' ' ORDER BY group_name) FROM fetchq.stream_lag WHERE stream = 'st_keep'")" \
+    "g1=1 g2=1 late=10"
+check "and the age of the oldest" \
+    "$(q "SELECT oldest_unread_age > interval '0' FROM fetchq.stream_lag WHERE stream = 'st_keep' AND group_name = 'late'")" t
+check "stream_list" "$(q "SELECT keys || ' ' || messages || ' ' || groups FROM fetchq.stream_list WHERE stream = 'st_keep'")" \
+    "3 5 3"
+check "worker_status shows the task" "$(q "SELECT runs > 0 AND errors = 0 FROM fetchq.worker_status() WHERE task = 'streams' AND datname = current_database()")" t
+
+echo "# bad input and ownership"
+check "a missing stream" "$(err "SELECT fetchq.stream_append('st_nope', 'a', '{}')")" '42704 stream "st_nope" does not exist'
+check "a bad stream name" "$(err "SELECT fetchq.stream_create('Bad-Name')" | cut -c1-5)" "42602"
+check "an empty key" "$(err "SELECT fetchq.stream_append('st_log', '', '{}')")" "22023 argument key must not be empty"
+check "a long key" "$(err "SELECT fetchq.stream_append('st_log', repeat('k', 256), '{}')")" \
+    "22001 argument key is longer than 255 bytes"
+check "an empty group" "$(err "SELECT * FROM fetchq.stream_read('st_log', '', 'a')")" \
+    "22023 argument group_name must have 1 to 40 characters"
+q "CREATE ROLE st_other LOGIN; GRANT USAGE ON SCHEMA fetchq TO st_other;
+   GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq TO st_other;
+   GRANT USAGE ON ALL SEQUENCES IN SCHEMA fetchq TO st_other"
+q "SELECT fetchq.stream_create('st_drop')" >/dev/null
+check "only the owner drops a stream" \
+    "$(psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.stream_drop('st_drop')" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p')" \
+    '42501 must be owner of stream "st_drop"'
+q "SELECT fetchq.stream_drop('st_log')" >/dev/null
+check "a dropped stream leaves nothing" \
+    "$(q "SELECT (SELECT count(*) FROM fetchq.stream_messages m WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = m.stream_id)) + (SELECT count(*) FROM fetchq.stream_offsets o WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = o.stream_id))")" 0
+
+exit $((failures > 0))
