@@ -113,6 +113,32 @@ UNION ALL SELECT 'big_orders', subject FROM fetchq_data.big_orders__docs ORDER B
 \echo
 \echo '-- A pick that waits (here up to 2 s) holding no snapshot; a CALL, as it commits.'
 CALL fetchq.doc_pick_wait('big_orders', 0, 10, '1 minute', '2 seconds', NULL);
+
+\echo
+\echo '-- Per-queue privileges: a role that may only push into billing, and no table at all.'
+CREATE ROLE demo_web;
+GRANT USAGE ON SCHEMA fetchq, fetchq_data TO demo_web;
+SELECT fetchq.queue_grant('billing', 'demo_web', 'push');
+SET ROLE demo_web;
+SELECT fetchq.doc_push('billing', 'order-3', '{"amount": 5}') AS pushed;
+\set ON_ERROR_STOP off
+SELECT count(*) FROM fetchq.doc_pick('billing');
+SELECT count(*) FROM fetchq_data.billing__docs;
+\set ON_ERROR_STOP on
+RESET ROLE;
+SELECT * FROM fetchq.queue_privileges;
+
+\echo
+\echo '-- Streams: an ordered log per key, offsets 1, 2, 3 ... in commit order, and a'
+\echo '-- committed offset per consumer group, moved in the same transaction as its work.'
+SELECT * FROM fetchq.stream_create('payments');
+SELECT fetchq.stream_append('payments', 'customer-7', '{"paid": 10}') AS "offset";
+SELECT fetchq.stream_append('payments', 'customer-7', '{"paid": 15}') AS "offset";
+SELECT fetchq.stream_append('payments', 'customer-9', '{"paid": 99}') AS "offset";
+SELECT key FROM fetchq.stream_claim('payments', 'ledger', max_keys => 2);
+SELECT * FROM fetchq.stream_read('payments', 'ledger', 'customer-7');
+SELECT fetchq.stream_commit('payments', 'ledger', 'customer-7', 1) AS committed;
+SELECT stream, group_name, lag FROM fetchq.stream_lag;
 SQL
 
 cat <<EOF
