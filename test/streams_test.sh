@@ -25,7 +25,7 @@ state() {
          (SELECT string_agg(g::text, ',' ORDER BY stream_id, group_name) FROM fetchq.stream_groups g)))"
 }
 cleanup() {
-    for s in st_log st_set st_claim st_keep st_drop; do
+    for s in st_log st_set st_claim st_keep st_drop st_age; do
         psql -X -q -d "$db" -c "SELECT fetchq.stream_drop('$s')" >/dev/null 2>&1 || true
     done
     psql -X -q -d "$db" -c "DROP OWNED BY st_other" >/dev/null 2>&1 || true
@@ -146,6 +146,24 @@ check "a group that committed nothing holds every message" \
     "$(q "SELECT string_agg(key || \"offset\", ',' ORDER BY key, \"offset\") FROM fetchq.stream_messages WHERE stream_id = (SELECT id FROM fetchq.streams WHERE name = 'st_keep')")" \
     "a3,a4,a5,b4,c1"
 
+echo "# a maximum age removes more, committed or not"
+q "SELECT fetchq.stream_create('st_age'); SELECT fetchq.stream_group_create('st_age', 'slow')" >/dev/null
+q "SELECT fetchq.stream_append('st_age', 'a', '{}'); SELECT fetchq.stream_append('st_age', 'a', '{}')" >/dev/null
+sleep 2
+check "off by default: nothing uncommitted goes" \
+    "$(q "SELECT messages FROM fetchq.stream_list WHERE stream = 'st_age'")" 2
+# The two first messages made an hour old, by hand.
+q "UPDATE fetchq.stream_messages SET appended_at = now() - interval '1 hour'
+   WHERE stream_id = (SELECT stream_id FROM fetchq.stream_list WHERE stream = 'st_age')" >/dev/null
+q "SELECT fetchq.stream_append('st_age', 'a', '{}')" >/dev/null
+check "stream_set_max_age" "$(q "SELECT fetchq.stream_set_max_age('st_age', '10 minutes')")" t
+wait_for "the messages older than max_age go, the newer one stays" 30 \
+    "SELECT string_agg(\"offset\"::text, ',') FROM fetchq.stream_messages WHERE stream_id = (SELECT stream_id FROM fetchq.stream_list WHERE stream = 'st_age')" "3"
+check "offsets continue" "$(q "SELECT fetchq.stream_append('st_age', 'a', '{}')")" 4
+check "a zero max_age is refused" "$(err "SELECT fetchq.stream_set_max_age('st_age', '0 seconds')")" \
+    "22023 argument max_age must be longer than zero"
+q "SELECT fetchq.stream_set_max_age('st_age', NULL)" >/dev/null
+
 echo "# views"
 check "stream_lag: per group, the messages not committed" \
     "$(q "SELECT string_agg(group_name || '=' || lag, ' ' ORDER BY group_name) FROM fetchq.stream_lag WHERE stream = 'st_keep'")" \
@@ -170,6 +188,9 @@ q "CREATE ROLE st_other LOGIN; GRANT USAGE ON SCHEMA fetchq TO st_other;
 q "SELECT fetchq.stream_create('st_drop')" >/dev/null
 check "only the owner drops a stream" \
     "$(psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.stream_drop('st_drop')" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p')" \
+    '42501 must be owner of stream "st_drop"'
+check "only the owner sets a maximum age" \
+    "$(psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.stream_set_max_age('st_drop', '1 hour')" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p')" \
     '42501 must be owner of stream "st_drop"'
 q "SELECT fetchq.stream_drop('st_log')" >/dev/null
 check "a dropped stream leaves nothing" \

@@ -10,17 +10,21 @@ namespace fetchq::ops {
 using namespace fetchq::pg;
 namespace {
 
-// Per key, the offset every group committed; the lowest messages first. The
-// key's head row keeps its last offset, so appends continue after what goes.
+// Per key, the offset every group committed (and, with the stream's max_age,
+// whatever is older); the lowest messages first. The key's head row keeps its
+// last offset, so appends continue after what goes.
 constexpr const char* kRetainSql =
-    "WITH safe AS ("
+    "WITH stream AS (SELECT pg_catalog.now() OPERATOR(pg_catalog.-) max_age AS before"
+    " FROM fetchq.streams WHERE id = $1),"
+    " safe AS ("
     " SELECT k.key, (SELECT pg_catalog.min(COALESCE(o.committed, 0))"
     "   FROM fetchq.stream_groups AS g LEFT JOIN fetchq.stream_offsets AS o"
     "   ON o.stream_id = g.stream_id AND o.group_name = g.group_name AND o.key = k.key"
     "   WHERE g.stream_id = k.stream_id) AS upto"
     " FROM fetchq.stream_keys AS k WHERE k.stream_id = $1),"
     " victims AS (SELECT m.ctid AS tid FROM safe AS s JOIN fetchq.stream_messages AS m"
-    "  ON m.stream_id = $1 AND m.key = s.key AND m.\"offset\" <= s.upto"
+    "  ON m.stream_id = $1 AND m.key = s.key AND (m.\"offset\" <= s.upto"
+    "   OR m.appended_at < (SELECT before FROM stream))"
     "  ORDER BY m.key, m.\"offset\" LIMIT $2),"
     " gone AS (DELETE FROM fetchq.stream_messages AS m USING victims AS v"
     "  WHERE m.ctid = v.tid RETURNING 1)"

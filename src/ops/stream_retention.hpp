@@ -1,7 +1,8 @@
 // Stream retention, run by the scheduler: deletes, in batches, the messages
 // every group of a stream has committed (a group that never committed a key
-// holds all of its messages; a stream without groups keeps everything).
-// Needs SPI.
+// holds all of its messages; a stream without groups keeps everything), and
+// with the stream's max_age (stream_set_max_age) every message older than
+// it. Needs SPI.
 #pragma once
 
 #include <cstdint>

@@ -81,7 +81,11 @@ CreatedStream create_stream(const std::string& name) {
     return {false, stream_id(name)};
 }
 
-void drop_stream(const std::string& name) {
+namespace {
+
+// Locks the stream's row; raises 42704 when it does not exist, 42501 unless
+// the caller has the privileges of its creator.
+void require_stream_owner(const std::string& name) {
     SPIPlanPtr find = cached_plan(
         "", "stream_owner",
         [] {
@@ -93,14 +97,30 @@ void drop_stream(const std::string& name) {
     if (spi_execute(find, &arg, nullptr, false) == 0) throw_stream_missing(name);
     bool isnull = false;
     const Oid owner = DatumGetObjectId(spi_value(0, 1, &isnull));
-    if (!pg_call([&] { return has_privs_of_role(GetUserId(), owner); })) {
-        const char* role = pg_call([&] { return GetUserNameFromId(owner, true); });
-        throw core::Error(core::sqlstate::kInsufficientPrivilege,
-                          "must be owner of stream \"" + name + "\"",
-                          "Stream \"" + name + "\" was created by role \"" +
-                              std::string(role ? role : "?") + "\".",
-                          "Only that role (or a member of it, or a superuser) may drop it.");
-    }
+    if (pg_call([&] { return has_privs_of_role(GetUserId(), owner); })) return;
+    const char* role = pg_call([&] { return GetUserNameFromId(owner, true); });
+    throw core::Error(
+        core::sqlstate::kInsufficientPrivilege, "must be owner of stream \"" + name + "\"",
+        "Stream \"" + name + "\" was created by role \"" + std::string(role ? role : "?") + "\".",
+        "Only that role (or a member of it, or a superuser) may drop or change it.");
+}
+
+}  // namespace
+
+void set_stream_max_age(const std::string& name, const Interval* max_age) {
+    require_stream_owner(name);
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_set_max_age",
+        [] { return std::string("UPDATE fetchq.streams SET max_age = $2 WHERE name = $1"); },
+        {TEXTOID, INTERVALOID});
+    Datum values[2] = {to_text(name), max_age ? IntervalPGetDatum(max_age) : (Datum)0};
+    const char nulls[2] = {' ', max_age ? ' ' : 'n'};
+    spi_execute(plan, values, nulls, false);
+}
+
+void drop_stream(const std::string& name) {
+    require_stream_owner(name);
+    Datum arg = to_text(name);
     // The stream's row first: its keys go with it (ON DELETE CASCADE),
     // waiting for appends under way; the next statements then see what those
     // committed.

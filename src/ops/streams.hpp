@@ -26,6 +26,9 @@ CreatedStream create_stream(const std::string& name);
 // Raises 42704 for a missing stream, 42501 unless the caller has the
 // privileges of its owner.
 void drop_stream(const std::string& name);
+// Retention also removes messages older than max_age (nullptr: off); the
+// same rights as drop_stream.
+void set_stream_max_age(const std::string& name, const Interval* max_age);
 
 // The stream's id; raises 42704 when it does not exist.
 int32_t stream_id(const std::string& name);

@@ -11,7 +11,10 @@ CREATE TABLE fetchq.streams (
     id SERIAL PRIMARY KEY,
     name CHARACTER VARYING(40) NOT NULL UNIQUE,
     owner REGROLE NOT NULL,
-    created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now()
+    created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
+    -- stream_set_max_age: retention also removes messages older than this,
+    -- committed or not; NULL (the default): only what every group committed.
+    max_age INTERVAL CHECK (max_age > interval '0')
 );
 
 -- One row per key that ever had a message, with its last offset: what

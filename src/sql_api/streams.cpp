@@ -50,6 +50,21 @@ Datum stream_drop(FunctionCallInfo fcinfo) {
     PG_RETURN_BOOL(true);
 }
 
+// stream_set_max_age(stream, max_age) -> true; NULL turns it off.
+Datum stream_set_max_age(FunctionCallInfo fcinfo) {
+    const std::string stream = arg_queue(fcinfo, 0, "stream");
+    const Interval* max_age =
+        arg_is_null(fcinfo, 1) ? nullptr : arg_nonnegative_interval(fcinfo, 1, "max_age");
+    if (max_age && interval_sign(max_age) == 0)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument max_age must be longer than zero", {},
+                          "Pass NULL to keep messages until every group committed them.");
+    spi_connect();
+    set_stream_max_age(stream, max_age);
+    spi_finish();
+    PG_RETURN_BOOL(true);
+}
+
 // stream_append(stream, key, payload) -> offset
 Datum stream_append(FunctionCallInfo fcinfo) {
     const std::string stream = arg_queue(fcinfo, 0, "stream");
@@ -167,6 +182,7 @@ Datum stream_group_create(FunctionCallInfo fcinfo) {
 
 FETCHQ_SQL_FUNCTION(fetchq_stream_create, fetchq::sql_api::stream_create)
 FETCHQ_SQL_FUNCTION(fetchq_stream_drop, fetchq::sql_api::stream_drop)
+FETCHQ_SQL_FUNCTION(fetchq_stream_set_max_age, fetchq::sql_api::stream_set_max_age)
 FETCHQ_SQL_FUNCTION(fetchq_stream_append, fetchq::sql_api::stream_append)
 FETCHQ_SQL_FUNCTION(fetchq_stream_read, fetchq::sql_api::stream_read)
 FETCHQ_SQL_FUNCTION(fetchq_stream_commit, fetchq::sql_api::stream_commit)

@@ -49,6 +49,11 @@ CREATE FUNCTION fetchq.stream_group_create(stream VARCHAR, group_name VARCHAR)
 RETURNS BOOLEAN
 AS 'MODULE_PATHNAME', 'fetchq_stream_group_create' LANGUAGE C VOLATILE STRICT;
 
+-- Retention also removes messages older than max_age, committed or not
+-- (NULL, the default: only what every group committed).
+CREATE FUNCTION fetchq.stream_set_max_age(stream VARCHAR, max_age INTERVAL) RETURNS BOOLEAN
+AS 'MODULE_PATHNAME', 'fetchq_stream_set_max_age' LANGUAGE C VOLATILE;
+
 -- {"create": [{"hash", "message"}...], "commit": [{"hash", "id"}...]}: the
 -- actions in the order given, all or nothing; returns the offsets given and
 -- committed.
@@ -64,7 +69,7 @@ CREATE TRIGGER fetchq_streams_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCA
 
 -- One row per stream.
 CREATE VIEW fetchq.stream_list AS
-SELECT s.name AS stream, s.id AS stream_id, s.owner, s.created_at,
+SELECT s.name AS stream, s.id AS stream_id, s.owner, s.created_at, s.max_age,
        (SELECT count(*) FROM fetchq.stream_keys AS k WHERE k.stream_id = s.id) AS keys,
        (SELECT count(*) FROM fetchq.stream_messages AS m WHERE m.stream_id = s.id) AS messages,
        (SELECT count(*) FROM fetchq.stream_groups AS g WHERE g.stream_id = s.id) AS groups
