@@ -52,6 +52,17 @@ check "the messages in offset order, payloads as appended" \
     "$(q "SELECT string_agg(\"offset\" || '=' || payload::text, ' ') FROM fetchq.stream_read('st_log', 'g1', 'a')")" \
     '1={"n": 1} 2={"n": 2} 3={"n": 3} 4={"n": 4}'
 
+echo "# groups exist from their first use, even after a rolled-back first use"
+q "BEGIN; SELECT count(*) FROM fetchq.stream_read('st_log', 'late_b', 'a'); ROLLBACK" >/dev/null
+q "SELECT fetchq.stream_commit('st_log', 'late_b', 'a', 1)" >/dev/null
+err "SELECT fetchq.stream_commit('st_log', 'late_h', 'a', 999)" >/dev/null || true
+q "SELECT count(*) FROM fetchq.stream_read('st_log', 'late_h', 'a')" >/dev/null
+check "a group registered again after its rollback and after a failed commit" \
+    "$(q "SELECT string_agg(group_name, ',' ORDER BY group_name) FROM fetchq.stream_groups g JOIN fetchq.streams s ON s.id = g.stream_id WHERE s.name = 'st_log' AND group_name LIKE 'late_%'")" \
+    "late_b,late_h"
+check "a read in a read-only transaction works" \
+    "$(q "BEGIN READ ONLY; SELECT count(*) FROM fetchq.stream_read('st_log', 'readonly_group', 'a'); COMMIT")" 4
+
 echo "# read and commit"
 check "stream_commit returns the committed offset" "$(q "SELECT fetchq.stream_commit('st_log', 'g1', 'a', 2)")" 2
 check "the read starts after it" \
@@ -98,6 +109,8 @@ check "a fractional id" "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"comm
     '22023 commit item 1: "id" must be an offset (a whole number, 0 or more)'
 check "an unknown key" "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"delete\": []}')")" \
     '22023 argument body has keys other than "create" and "commit"'
+check "an item with another key" "$(err "SELECT fetchq.stream_set('st_set', 'g', '{\"create\": [{\"hash\": \"h3\", \"message\": 1, \"junk\": 2}]}')")" \
+    '22023 create item 1 has keys other than "hash" and "message"'
 check "not an object" "$(err "SELECT fetchq.stream_set('st_set', 'g', '[1]')")" \
     "22023 argument body must be a JSON object"
 check "an invalid set changes nothing" "$(state)" "$before"
@@ -123,6 +136,19 @@ rm -f /tmp/streams_test_claim.$$
 q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()" >/dev/null
 check "the session that took k1 for an hour ended: a claim gets k1 and k2" \
     "$(q "SELECT string_agg(key, ',' ORDER BY key) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour')")" "k1,k2"
+# A claimer in a transaction that looked at pg_stat_activity before a consumer
+# connected must still see that consumer's session as alive.
+out=$(psql -X -q -At -d "$db" <<SQL 2>&1 || true
+BEGIN;
+SELECT count(*) >= 0 FROM pg_stat_activity;
+\! psql -X -q -At -d "$db" -c "SELECT count(*) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour')" -c "SELECT pg_sleep(6)" >/dev/null 2>&1 &
+\! sleep 2
+SELECT 'claimed ' || count(*) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour');
+ROLLBACK;
+SQL
+)
+check "a session that connected during the claimer's transaction is alive" "$(grep claimed <<<"$out")" "claimed 0"
+sleep 5
 check "a zero lease is refused" "$(err "SELECT * FROM fetchq.stream_claim('st_claim', 'g', 1, '0 seconds')")" \
     "22023 argument lease must be longer than zero"
 

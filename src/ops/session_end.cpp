@@ -53,6 +53,9 @@ void watch_session_end() {
 }
 
 std::vector<int64_t> live_session_keys() {
+    // pgstat's list of backends is taken once per transaction: a session
+    // that connected since must not look dead.
+    pg::pg_call([] { pgstat_clear_backend_activity_snapshot(); });
     std::vector<int64_t> keys;
     std::vector<int64_t> ended;
     for (SharedState* s = shared(); s != nullptr; s = nullptr) {

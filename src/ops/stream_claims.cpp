@@ -30,9 +30,9 @@ Datum live_sessions() {
     });
 }
 
-// Keys with unread messages and no live lease, oldest unread first; more
-// than wanted, since some may be taken by a claim under way.
-std::vector<std::string> candidates(const Datum* values, int32_t wanted) {
+// Keys with unread messages and no live lease, oldest unread first; all of
+// them, since any number may be held by claims under way.
+std::vector<std::string> candidates(const Datum* values) {
     SPIPlanPtr plan = cached_plan(
         "", "stream_claim_candidates",
         [] {
@@ -46,27 +46,32 @@ std::vector<std::string> candidates(const Datum* values, int32_t wanted) {
                    " WHERE k.stream_id = $1 AND NOT EXISTS (SELECT 1 FROM fetchq.stream_leases AS l"
                    "  WHERE l.stream_id = k.stream_id AND l.group_name = $2 AND l.key = k.key "
                    "AND " +
-                   std::string(kLiveLease) + ") ORDER BY f.appended_at, k.key LIMIT $5";
+                   std::string(kLiveLease) + ") ORDER BY f.appended_at, k.key";
         },
-        {INT4OID, TEXTOID, INT8OID, INT8ARRAYOID, INT4OID});
-    Datum args[5] = {values[0], values[1], values[2], values[3], Int32GetDatum(wanted * 2 + 8)};
-    const uint64_t n = spi_execute(plan, args, nullptr, false);
+        {INT4OID, TEXTOID, INT8OID, INT8ARRAYOID});
+    const uint64_t n = spi_execute(plan, values, nullptr, false);
     std::vector<std::string> keys;
     for (uint64_t row = 0; row < n; ++row) keys.emplace_back(spi_text(row, 1));
     return keys;
 }
 
-// With the key held for this claim: takes the lease unless another session
-// took it meanwhile (a claim that committed after the candidates were read).
+// With the key held for this claim: takes the lease unless, on the latest
+// committed state, another session took it or the group committed all of the
+// key meanwhile (after the candidates were read, or, under REPEATABLE READ,
+// after the transaction's snapshot).
 bool take_lease(const Datum* values, const std::string& key, ClaimedKey* out) {
-    SPIPlanPtr taken =
-        cached_plan("", "stream_lease_taken",
-                    [] {
-                        return "SELECT 1 FROM fetchq.stream_leases AS l WHERE l.stream_id = $1"
-                               " AND l.group_name = $2 AND l.key = $5 AND " +
-                               std::string(kLiveLease);
-                    },
-                    {INT4OID, TEXTOID, INT8OID, INT8ARRAYOID, TEXTOID});
+    SPIPlanPtr taken = cached_plan(
+        "", "stream_lease_taken",
+        [] {
+            return "SELECT 1 WHERE EXISTS (SELECT 1 FROM fetchq.stream_leases AS l"
+                   " WHERE l.stream_id = $1 AND l.group_name = $2 AND l.key = $5 AND " +
+                   std::string(kLiveLease) +
+                   ") OR NOT EXISTS (SELECT 1 FROM fetchq.stream_messages AS m"
+                   " WHERE m.stream_id = $1 AND m.key = $5 AND m.\"offset\" > COALESCE("
+                   "  (SELECT o.committed FROM fetchq.stream_offsets AS o WHERE o.stream_id = $1"
+                   "    AND o.group_name = $2 AND o.key = $5), 0))";
+        },
+        {INT4OID, TEXTOID, INT8OID, INT8ARRAYOID, TEXTOID});
     Datum args[6] = {values[0], values[1], values[2], values[3], to_text(key), values[4]};
     if (spi_execute_latest(taken, args, nullptr, 1) > 0) return false;
     SPIPlanPtr lease = cached_plan(
@@ -74,7 +79,7 @@ bool take_lease(const Datum* values, const std::string& key, ClaimedKey* out) {
         [] {
             return std::string(
                 "INSERT INTO fetchq.stream_leases AS l (stream_id, group_name, key, session, until)"
-                " VALUES ($1, $2, $5, $3, pg_catalog.now() OPERATOR(pg_catalog.+) $6)"
+                " VALUES ($1, $2, $5, $3, pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) $6)"
                 " ON CONFLICT (stream_id, group_name, key) DO UPDATE"
                 " SET session = EXCLUDED.session, until = EXCLUDED.until RETURNING until");
         },
@@ -95,7 +100,7 @@ std::vector<ClaimedKey> claim_keys(int32_t stream, const std::string& group, int
     if (max_keys <= 0) return claimed;
     Datum values[5] = {Int32GetDatum(stream), to_text(group), Int64GetDatum(session_key()),
                        live_sessions(), IntervalPGetDatum(lease)};
-    for (const std::string& key : candidates(values, max_keys)) {
+    for (const std::string& key : candidates(values)) {
         if (static_cast<int32_t>(claimed.size()) == max_keys) break;
         if (!try_lock_key_for_claim(stream, group, key)) continue;
         ClaimedKey c;
@@ -105,6 +110,22 @@ std::vector<ClaimedKey> claim_keys(int32_t stream, const std::string& group, int
 }
 
 int64_t release_keys(int32_t stream, const std::string& group, const std::string& key) {
+    // Each key is held as a claim holds it, so that a claim skips a key whose
+    // lease is being released rather than wait for the release.
+    SPIPlanPtr mine = cached_plan(
+        "", "stream_leases_mine",
+        [] {
+            return std::string(
+                "SELECT key FROM fetchq.stream_leases WHERE stream_id = $1 AND group_name = $2"
+                " AND session = $3 AND ($4 = '' OR key = $4) ORDER BY key");
+        },
+        {INT4OID, TEXTOID, INT8OID, TEXTOID});
+    Datum values[4] = {Int32GetDatum(stream), to_text(group), Int64GetDatum(session_key()),
+                       to_text(key)};
+    const uint64_t n = spi_execute(mine, values, nullptr, true);
+    std::vector<std::string> keys;
+    for (uint64_t row = 0; row < n; ++row) keys.emplace_back(spi_text(row, 1));
+    for (const std::string& k : keys) lock_key_for_release(stream, group, k);
     SPIPlanPtr plan = cached_plan(
         "", "stream_release",
         [] {
@@ -113,8 +134,6 @@ int64_t release_keys(int32_t stream, const std::string& group, const std::string
                 " AND session = $3 AND ($4 = '' OR key = $4)");
         },
         {INT4OID, TEXTOID, INT8OID, TEXTOID});
-    Datum values[4] = {Int32GetDatum(stream), to_text(group), Int64GetDatum(session_key()),
-                       to_text(key)};
     return static_cast<int64_t>(spi_execute(plan, values, nullptr, false));
 }
 

@@ -25,14 +25,27 @@ uint64 hash_of(int32_t stream_id, const std::string& group, const std::string& k
 
 }  // namespace
 
-bool try_lock_key_for_claim(int32_t stream_id, const std::string& group, const std::string& key) {
+namespace {
+
+LockAcquireResult acquire(int32_t stream_id, const std::string& group, const std::string& key,
+                          bool wait) {
     const uint64 hash = hash_of(stream_id, group, key);
     return pg::pg_call([&] {
         LOCKTAG tag;
         SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, static_cast<uint32>(hash >> 32),
                              static_cast<uint32>(hash), kClaimClass);
-        return LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL;
+        return LockAcquire(&tag, ExclusiveLock, false, !wait);
     });
+}
+
+}  // namespace
+
+bool try_lock_key_for_claim(int32_t stream_id, const std::string& group, const std::string& key) {
+    return acquire(stream_id, group, key, false) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+void lock_key_for_release(int32_t stream_id, const std::string& group, const std::string& key) {
+    acquire(stream_id, group, key, true);
 }
 
 }  // namespace fetchq::ops

@@ -15,4 +15,7 @@ namespace fetchq::ops {
 // transaction holds it (a claim under way).
 bool try_lock_key_for_claim(int32_t stream_id, const std::string& group, const std::string& key);
 
+// The same lock, waited for: a release holds the key as a claim does.
+void lock_key_for_release(int32_t stream_id, const std::string& group, const std::string& key);
+
 }  // namespace fetchq::ops

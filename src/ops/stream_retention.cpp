@@ -55,4 +55,25 @@ int64_t retain_streams(int32_t batch) {
     return removed;
 }
 
+int64_t remove_stream_orphans() {
+    const Oid owner = table_owner("fetchq", "stream_offsets");
+    if (!OidIsValid(owner)) return 0;
+    int64_t removed = 0;
+    as_user(owner, [&] {
+        for (const char* table : {"stream_offsets", "stream_leases"}) {
+            const std::string name = std::string("stream_orphans_") + table;
+            SPIPlanPtr plan =
+                cached_plan("", name,
+                            [table] {
+                                return std::string("DELETE FROM fetchq.") + table +
+                                       " AS r WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams AS s"
+                                       " WHERE s.id = r.stream_id)";
+                            },
+                            {});
+            removed += static_cast<int64_t>(spi_execute(plan, nullptr, nullptr, false));
+        }
+    });
+    return removed;
+}
+
 }  // namespace fetchq::ops

@@ -12,4 +12,8 @@ namespace fetchq::ops {
 // At most `batch` messages per stream; returns how many went.
 int64_t retain_streams(int32_t batch);
 
+// The rows of streams that were dropped while a commit or a claim of theirs
+// was under way (the tables have no foreign keys); returns how many.
+int64_t remove_stream_orphans();
+
 }  // namespace fetchq::ops

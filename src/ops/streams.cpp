@@ -1,6 +1,5 @@
 #include "ops/streams.hpp"
 
-#include <set>
 #include <utility>
 
 #include "core/echo.hpp"
@@ -9,6 +8,7 @@
 #include "pg/spi.hpp"
 
 extern "C" {
+#include "access/xact.h"
 #include "utils/acl.h"
 }
 
@@ -156,12 +156,21 @@ bool register_group(int32_t stream, const std::string& group) {
 }
 
 void ensure_group(int32_t stream, const std::string& group) {
-    // Per backend, the groups known to exist; a dropped stream takes its
-    // groups, and a stream id is never reused (a sequence).
-    static std::set<std::pair<int32_t, std::string>> known;
-    if (known.count({stream, group})) return;
+    // Looked up first: an existing group is the common case, and the lookup
+    // neither writes nor waits. (No per-backend memory of it: a rolled-back
+    // registration must be done again.)
+    SPIPlanPtr plan = cached_plan(
+        "", "stream_group_exists",
+        [] {
+            return std::string(
+                "SELECT 1 FROM fetchq.stream_groups WHERE stream_id = $1 AND group_name = $2");
+        },
+        {INT4OID, TEXTOID});
+    Datum values[2] = {Int32GetDatum(stream), to_text(group)};
+    if (spi_execute(plan, values, nullptr, true, 1) > 0) return;
+    // A read in a read-only transaction (a standby) reads without registering.
+    if (pg_call([] { return XactReadOnly; })) return;
     register_group(stream, group);
-    known.insert({stream, group});
 }
 
 int64_t last_offset(int32_t stream, const std::string& key) {
@@ -224,7 +233,6 @@ int64_t commit_offset(int32_t stream, const std::string& group, const std::strin
                           "argument offset must not be negative",
                           "The value was " + std::to_string(offset) + ".",
                           "Commit the offset of the last message processed.");
-    ensure_group(stream, group);
     Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int64GetDatum(offset)};
     // What is committed (or appended by this transaction), as a reader sees it.
     const int64_t top = last_offset(stream, key);
@@ -234,6 +242,7 @@ int64_t commit_offset(int32_t stream, const std::string& group, const std::strin
                               " is beyond the last message of key " + core::echo(key),
                           "The last offset of the key is " + std::to_string(top) + ".",
                           "Commit the offset of a message that stream_read returned.");
+    ensure_group(stream, group);
     SPIPlanPtr move = cached_plan(
         "", "stream_commit",
         [] {

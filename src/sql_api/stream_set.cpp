@@ -85,7 +85,10 @@ std::vector<SetItem> items_of(Datum body) {
             return std::string(
                 "SELECT s.ord, e.n, jsonb_typeof(e.item), jsonb_typeof(e.item -> 'hash'),"
                 " e.item ->> 'hash', COALESCE(e.item ? 'message', false), e.item -> 'message',"
-                " jsonb_typeof(e.item -> 'id'), e.item ->> 'id'"
+                " jsonb_typeof(e.item -> 'id'), e.item ->> 'id',"
+                " CASE WHEN jsonb_typeof(e.item) = 'object' THEN (SELECT string_agg(k, ', ')"
+                "  FROM jsonb_object_keys(e.item) AS k WHERE k <> 'hash' AND k <> CASE s.ord"
+                "  WHEN 1 THEN 'message' ELSE 'id' END) END"
                 " FROM (VALUES (1, 'create'), (2, 'commit')) AS s(ord, section)"
                 " CROSS JOIN LATERAL jsonb_array_elements(COALESCE($1 -> s.section, '[]'))"
                 " WITH ORDINALITY AS e(item, n) ORDER BY s.ord, e.n");
@@ -102,6 +105,10 @@ std::vector<SetItem> items_of(Datum body) {
         const char* type = spi_text(row, 3);
         if (type == nullptr || std::string(type) != "object")
             bad_body(where + " must be a JSON object");
+        if (const char* other = spi_text(row, 10))
+            bad_body(where + " has keys other than \"hash\" and \"" +
+                         (item.create ? "message" : "id") + "\"",
+                     "The other keys are " + core::echo_unquoted(other) + ".");
         const char* hash_type = spi_text(row, 4);
         if (hash_type == nullptr || std::string(hash_type) != "string")
             bad_body(where + ": \"hash\" must be a string");

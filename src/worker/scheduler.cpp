@@ -305,7 +305,7 @@ void forget_dropped_roles() {
 }
 
 // Stream messages every group committed, fetchq.batch_size per stream and
-// run, at most once a second.
+// run, at most once a second; once a minute, the rows of dropped streams.
 void retain_stream_messages() {
     static TimestampTz last_run = 0;
     const TimestampTz start = GetCurrentTimestamp();
@@ -313,8 +313,16 @@ void retain_stream_messages() {
     last_run = start;
     int64_t removed = 0;
     std::string error;
+    static TimestampTz last_orphans = 0;
+    const bool orphans = start - last_orphans >= 60 * USECS_PER_SEC;
+    if (orphans) last_orphans = start;
     const bool ok = in_spi_transaction(
-        InvalidOid, [&] { removed = ops::retain_streams(settings.batch_size); }, &error);
+        InvalidOid,
+        [&] {
+            removed = ops::retain_streams(settings.batch_size);
+            if (orphans) removed += ops::remove_stream_orphans();
+        },
+        &error);
     record(kTaskStreams, removed, ms_since(start), ok ? nullptr : &error, 0);
 }
 
