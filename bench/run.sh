@@ -190,26 +190,14 @@ PORT=$(PGBIN=$PGBIN scripts/pg_cluster.sh start "$CLUSTER" "${conf[@]}") || die 
 export PGHOST=$CLUSTER PGPORT=$PORT PGUSER=postgres PATH=$PGBIN:$PATH
 say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
-if [ "$mode" = pick_wait ]; then
-    python3 bench/pick_wait.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
+# The benchmarks of one feature: each writes its block of docs/benchmarks.md.
+case "$mode" in
+pick_wait | streams | privileges | topics)
+    python3 "bench/$mode.py" --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pass[@]}"
     exit
-fi
-if [ "$mode" = streams ]; then
-    python3 bench/streams.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
-        "${pass[@]}"
-    exit
-fi
-if [ "$mode" = privileges ]; then
-    python3 bench/privileges.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
-        "${pass[@]}"
-    exit
-fi
-if [ "$mode" = topics ]; then
-    python3 bench/topics.py --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
-        "${pass[@]}"
-    exit
-fi
+    ;;
+esac
 if [ "$mode" = workers ]; then
     python3 bench/workers.py --doc "$ROOT/docs/benchmarks.md" --out "$OUT/results" \
         --command "bench/run.sh${*:+ $*}" "${pass[@]}"

@@ -14,7 +14,10 @@ PGBIN=${PGBIN:-$(pg_config --bindir)}
 export PGBIN
 dir=$(mktemp -d /tmp/fetchq-crash.XXXXXX)
 failures=0
-cleanup() { "$here/scripts/pg_cluster.sh" stop "$dir" || true; }
+cleanup() {
+    "$here/scripts/pg_cluster.sh" stop "$dir" || true
+    rm -rf "$dir"
+}
 trap cleanup EXIT
 
 port=$("$here/scripts/pg_cluster.sh" start "$dir" "restart_after_crash = on")
