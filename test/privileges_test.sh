@@ -345,6 +345,8 @@ echo "# views and lists"
 check "fetchq.stats shows a granted role its queues" "$(as pv_read "SELECT string_agg(queue, ',') FROM fetchq.stats")" "pv_q"
 check "metric_compute_all by the all-or-nothing role skips the queues with grants" \
     "$(as pv_legacy "SELECT string_agg(queue, ',' ORDER BY queue) FROM fetchq.metric_compute_all()")" "pv_open"
+check "mnt_run_all by the all-or-nothing role skips the queues with grants" \
+    "$(as pv_legacy "SELECT string_agg(queue, ',' ORDER BY queue) FROM fetchq.mnt_run_all(10)")" "pv_open"
 check_has "a role OID that does not exist is refused" \
     "$(as pv_admin "SELECT fetchq.queue_grant('pv_q', 999999::oid::regrole, 'push')")" "ERROR:  42704: role with OID 999999 does not exist"
 check "worker_status hides the text of errors from a role without pg_read_all_stats" \
