@@ -12,24 +12,11 @@
 #include "ops/dead_letters.hpp"
 #include "ops/doc_moves.hpp"
 #include "ops/queue_activity.hpp"
+#include "ops/session_end.hpp"
 
 namespace fetchq::ops {
-namespace {
 
 using namespace fetchq::pg;
-
-Datum key_array(const std::vector<int64_t>& keys) {
-    const int n = static_cast<int>(keys.size());
-    const int64_t* data = keys.data();
-    return pg_call([&] {
-        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * (n > 0 ? n : 1)));
-        for (int i = 0; i < n; ++i) elems[i] = Int64GetDatum(data[i]);
-        return PointerGetDatum(
-            construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-    });
-}
-
-}  // namespace
 
 int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>& live,
                               int32_t limit) {
@@ -53,7 +40,7 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
                    status_sql::killed + " THEN d.payload::text END, d.attempts";
         },
         {INT8ARRAYOID, INT4OID, TEXTOID});
-    Datum values[3] = {key_array(live), Int32GetDatum(limit), to_text(queue)};
+    Datum values[3] = {session_key_array(live), Int32GetDatum(limit), to_text(queue)};
     const uint64_t n = queue_execute(queue, plan, values, nullptr);
     int64_t killed = 0;
     for (uint64_t row = 0; row < n; ++row)
@@ -95,7 +82,7 @@ std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live
                                              " AND t.session_key <> ALL ($1) ORDER BY t.name";
                                   },
                                   {INT8ARRAYOID});
-    Datum keys = key_array(live);
+    Datum keys = session_key_array(live);
     const uint64_t n = spi_execute(plan, &keys, nullptr, true);
     std::vector<std::string> names;
     for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));

@@ -47,8 +47,13 @@ AclMode table_privilege_of(core::QueuePrivilege privilege) {
     }
 }
 
-}  // namespace
+struct QueueAccess {
+    bool granted = false;    // the queue has grants of its own
+    Oid owner = InvalidOid;  // its owner, when granted
+};
 
+// Raises 42501 unless the current user holds `privilege` on a queue with
+// grants; a queue without grants passes (its tables decide).
 QueueAccess queue_access(const std::string& queue, core::QueuePrivilege privilege) {
     const std::shared_ptr<const QueueGrants> grants = queue_grants(queue);
     if (grants->empty()) return {};
@@ -58,6 +63,8 @@ QueueAccess queue_access(const std::string& queue, core::QueuePrivilege privileg
     if (!holds(*grants, owner, role, privilege)) refuse(queue, privilege, role);
     return {true, owner};
 }
+
+}  // namespace
 
 QueueScope enter_queue(const std::string& queue, core::QueuePrivilege privilege) {
     const QueueAccess access = queue_access(queue, privilege);
@@ -89,7 +96,7 @@ bool queue_privilege_held(const std::string& queue, core::QueuePrivilege privile
     if (!grants->empty()) return holds(*grants, owner, role, privilege);
     if (privilege == core::QueuePrivilege::kManage)
         return pg_call([&] { return has_privs_of_role(role, owner); });
-    return queue_docs_allow_role(queue, table_privilege_of(privilege), role);
+    return queue_docs_allow(queue, table_privilege_of(privilege), role);
 }
 
 }  // namespace fetchq::ops

@@ -20,15 +20,6 @@
 
 namespace fetchq::ops {
 
-struct QueueAccess {
-    bool granted = false;    // the queue has grants of its own
-    Oid owner = InvalidOid;  // its owner, when granted
-};
-
-// Raises 42501 unless the current user holds `privilege` on a queue with
-// grants; a queue without grants passes (its tables decide). Needs SPI.
-QueueAccess queue_access(const std::string& queue, core::QueuePrivilege privilege);
-
 // True when the queue has grants of its own. Needs SPI.
 bool queue_has_grants(const std::string& queue);
 

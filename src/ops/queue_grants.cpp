@@ -83,11 +83,6 @@ std::shared_ptr<const QueueGrants> queue_grants(const std::string& queue) {
     return grants_cache().get(queue, [&] { return read_grants(queue); });
 }
 
-std::shared_ptr<const QueueGrants> queue_grants_if_cached(const std::string& queue) {
-    const auto* cached = grants_cache().peek(queue);
-    return cached ? *cached : nullptr;
-}
-
 core::PrivilegeMask store_grant(const std::string& queue, Oid grantee,
                                 core::PrivilegeMask privileges, Oid grantor) {
     return write("queue_grant_store",

@@ -24,8 +24,6 @@ using QueueGrants = std::vector<QueueGrant>;
 
 // Needs SPI.
 std::shared_ptr<const QueueGrants> queue_grants(const std::string& queue);
-// The cached grants, nullptr when they are not cached (needs no SPI).
-std::shared_ptr<const QueueGrants> queue_grants_if_cached(const std::string& queue);
 
 // Adds `privileges` to what `grantee` holds on the queue, by `grantor`;
 // returns what it holds now.

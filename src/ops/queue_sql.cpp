@@ -109,11 +109,7 @@ bool table_allows(const std::string& name, AclMode mode, Oid role = InvalidOid) 
 
 }  // namespace
 
-bool queue_docs_allow(std::string_view queue, AclMode mode) {
-    return table_allows(core::docs_table(queue), mode);
-}
-
-bool queue_docs_allow_role(std::string_view queue, AclMode mode, Oid role) {
+bool queue_docs_allow(std::string_view queue, AclMode mode, Oid role) {
     return table_allows(core::docs_table(queue), mode, role);
 }
 

@@ -38,12 +38,10 @@ void require_queue(std::string_view queue);
 // Names of every registered queue, in name order.
 std::vector<std::string> all_queue_names();
 
-// True when the queue has its documents table and the current user has
-// `mode` on it: how a reader of every queue (fetchq.stats) skips, instead of
-// failing on, the queues it may not read.
-bool queue_docs_allow(std::string_view queue, AclMode mode);
-// The same for another role.
-bool queue_docs_allow_role(std::string_view queue, AclMode mode, Oid role);
+// True when the queue has its documents table and `role` (the current user
+// when invalid) has `mode` on it: how a reader of every queue (fetchq.stats)
+// skips, instead of failing on, the queues it may not read.
+bool queue_docs_allow(std::string_view queue, AclMode mode, Oid role = InvalidOid);
 
 // The role that owns the queue's documents table; InvalidOid when the queue
 // has no tables.

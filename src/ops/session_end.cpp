@@ -81,4 +81,15 @@ std::vector<int64_t> live_session_keys() {
     return keys;
 }
 
+Datum session_key_array(const std::vector<int64_t>& keys) {
+    const int n = static_cast<int>(keys.size());
+    const int64_t* data = keys.data();
+    return pg::pg_call([&] {
+        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * (n > 0 ? n : 1)));
+        for (int i = 0; i < n; ++i) elems[i] = Int64GetDatum(data[i]);
+        return PointerGetDatum(
+            construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+    });
+}
+
 }  // namespace fetchq::ops

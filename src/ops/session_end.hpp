@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "pg/postgres.hpp"
+
 namespace fetchq::ops {
 
 // The key of the current session.
@@ -18,5 +20,9 @@ void watch_session_end();
 
 // Keys of the sessions alive now (call inside a transaction).
 std::vector<int64_t> live_session_keys();
+
+// Session keys as an int8[] Datum, a statement's parameter (palloc'd in the
+// current memory context).
+Datum session_key_array(const std::vector<int64_t>& keys);
 
 }  // namespace fetchq::ops

@@ -16,19 +16,8 @@ namespace {
 
 // A lease of another session that is still running and has not ended.
 constexpr const char* kLiveLease =
-    "l.until OPERATOR(pg_catalog.>) pg_catalog.now() AND l.session <> $3"
+    "l.until OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp() AND l.session <> $3"
     " AND l.session = ANY ($4::pg_catalog.int8[])";
-
-Datum live_sessions() {
-    const std::vector<int64_t> keys = live_session_keys();
-    return pg_call([&] {
-        const int n = static_cast<int>(keys.size());
-        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * (n > 0 ? n : 1)));
-        for (int i = 0; i < n; ++i) elems[i] = Int64GetDatum(keys[i]);
-        return PointerGetDatum(
-            construct_array(elems, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-    });
-}
 
 // Keys with unread messages and no live lease, oldest unread first; all of
 // them, since any number may be held by claims under way.
@@ -99,7 +88,7 @@ std::vector<ClaimedKey> claim_keys(int32_t stream, const std::string& group, int
     std::vector<ClaimedKey> claimed;
     if (max_keys <= 0) return claimed;
     Datum values[5] = {Int32GetDatum(stream), to_text(group), Int64GetDatum(session_key()),
-                       live_sessions(), IntervalPGetDatum(lease)};
+                       session_key_array(live_session_keys()), IntervalPGetDatum(lease)};
     for (const std::string& key : candidates(values)) {
         if (static_cast<int32_t>(claimed.size()) == max_keys) break;
         if (!try_lock_key_for_claim(stream, group, key)) continue;

@@ -173,6 +173,9 @@ void ensure_group(int32_t stream, const std::string& group) {
     register_group(stream, group);
 }
 
+namespace {
+
+// The key's last offset, as the calling statement sees it (0 when it has none).
 int64_t last_offset(int32_t stream, const std::string& key) {
     SPIPlanPtr plan = cached_plan(
         "", "stream_last_offset",
@@ -185,6 +188,8 @@ int64_t last_offset(int32_t stream, const std::string& key) {
     if (spi_execute(plan, values, nullptr, false, 1) == 0) return 0;
     return spi_int(0, 1);
 }
+
+}  // namespace
 
 int64_t append_message(int32_t stream, const std::string& key, Datum payload, bool payload_null) {
     // The head row's update waits for another append to the key until that

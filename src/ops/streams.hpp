@@ -57,7 +57,4 @@ uint64_t read_messages(int32_t stream, const std::string& group, const std::stri
 int64_t commit_offset(int32_t stream, const std::string& group, const std::string& key,
                       int64_t offset);
 
-// The key's last offset (0 when it has none).
-int64_t last_offset(int32_t stream, const std::string& key);
-
 }  // namespace fetchq::ops

@@ -2,6 +2,10 @@
 
 #include "pg/guard.hpp"
 
+extern "C" {
+#include "utils/json.h"
+}
+
 namespace fetchq::pg {
 
 Datum make_record(FunctionCallInfo fcinfo, const Datum* values, const bool* nulls) {
@@ -41,6 +45,16 @@ void add_spi_row(FunctionCallInfo fcinfo, uint64_t row) {
         pfree(values);
         pfree(nulls);
     });
+}
+
+std::string json_string(const char* text) {
+    const char* quoted = pg_call([&] {
+        StringInfoData buf;
+        initStringInfo(&buf);
+        escape_json(&buf, text);
+        return buf.data;
+    });
+    return quoted;
 }
 
 }  // namespace fetchq::pg

@@ -2,6 +2,8 @@
 // parameters) or a set of rows (RETURNS TABLE, materialized).
 #pragma once
 
+#include <string>
+
 #include "pg/postgres.hpp"
 
 namespace fetchq::pg {
@@ -14,5 +16,8 @@ void begin_rows(FunctionCallInfo fcinfo);
 void add_row(FunctionCallInfo fcinfo, const Datum* values, const bool* nulls);
 // Adds row `row` of SPI_tuptable; its columns must match the result type.
 void add_spi_row(FunctionCallInfo fcinfo, uint64_t row);
+
+// `text` as a JSON string, quoted and escaped, for JSON built as text.
+std::string json_string(const char* text);
 
 }  // namespace fetchq::pg

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "pg/args.hpp"
+#include "pg/result.hpp"
 #include "ops/queue_access.hpp"
 #include "ops/queue_sql.hpp"
 #include "sql_api/function.hpp"
@@ -51,16 +52,6 @@ void notify(const std::string& channel, const std::string& payload) {
     const char* c = channel.c_str();
     const char* p = payload.c_str();
     pg_call([&] { Async_Notify(c, p); });
-}
-
-std::string json_string(const char* text) {
-    const char* quoted = pg_call([&] {
-        StringInfoData buf;
-        initStringInfo(&buf);
-        escape_json(&buf, text);
-        return buf.data;
-    });
-    return quoted;
 }
 
 std::string row_json(HeapTuple row, TupleDesc desc) {

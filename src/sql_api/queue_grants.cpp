@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/name_list.hpp"
 #include "core/queue_privilege.hpp"
 #include "ops/queue_access.hpp"
 #include "ops/queue_grants.hpp"
@@ -62,14 +63,7 @@ std::vector<std::string> arg_privilege_words(FunctionCallInfo fcinfo, int i) {
     std::string text = arg_text(fcinfo, i, "privileges");
     if (text.size() >= 2 && text.front() == '{' && text.back() == '}')
         text = text.substr(1, text.size() - 2);
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = text.find(',', start);
-        const std::size_t end = comma == std::string::npos ? text.size() : comma;
-        words.push_back(text.substr(start, end - start));
-        start = end + 1;
-    }
-    return words;
+    return core::split_name_list(text);
 }
 
 Datum names_result(core::PrivilegeMask mask) {

@@ -12,12 +12,9 @@
 #include "core/error.hpp"
 #include "ops/streams.hpp"
 #include "pg/args.hpp"
+#include "pg/result.hpp"
 #include "pg/spi.hpp"
 #include "sql_api/function.hpp"
-
-extern "C" {
-#include "utils/json.h"
-}
 
 namespace fetchq::sql_api {
 namespace {
@@ -127,16 +124,6 @@ std::vector<SetItem> items_of(Datum body) {
     return items;
 }
 
-std::string json_string(const std::string& s) {
-    const char* text = s.c_str();
-    return pg_call([&] {
-        StringInfoData buf;
-        initStringInfo(&buf);
-        escape_json(&buf, text);
-        return std::string(buf.data, buf.len);
-    });
-}
-
 // stream_set(stream, group_name, body) -> {"create": [{"hash", "id"}...],
 // "commit": [{"hash", "id"}...]}: the offsets given and committed.
 Datum stream_set(FunctionCallInfo fcinfo) {
@@ -154,8 +141,8 @@ Datum stream_set(FunctionCallInfo fcinfo) {
         std::string& out = item.create ? created : committed;
         const int64_t offset = item.create ? append_message(id, item.hash, item.message, false)
                                            : commit_offset(id, group, item.hash, item.id);
-        out += (out.empty() ? "" : ", ") + std::string("{\"hash\": ") + json_string(item.hash) +
-               ", \"id\": " + std::to_string(offset) + "}";
+        out += (out.empty() ? "" : ", ") + std::string("{\"hash\": ") +
+               json_string(item.hash.c_str()) + ", \"id\": " + std::to_string(offset) + "}";
     }
     spi_finish();
     const std::string json = "{\"create\": [" + created + "], \"commit\": [" + committed + "]}";
