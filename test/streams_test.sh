@@ -60,6 +60,23 @@ q "SELECT count(*) FROM fetchq.stream_read('st_log', 'late_h', 'a')" >/dev/null
 check "a group registered again after its rollback and after a failed commit" \
     "$(q "SELECT string_agg(group_name, ',' ORDER BY group_name) FROM fetchq.stream_groups g JOIN fetchq.streams s ON s.id = g.stream_id WHERE s.name = 'st_log' AND group_name LIKE 'late_%'")" \
     "late_b,late_h"
+# One session, which remembers the groups it found registered: a group it
+# registered in a rolled-back transaction, or that was deleted since, is
+# registered again.
+psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL'
+BEGIN;
+SELECT count(*) FROM fetchq.stream_read('st_log', 'late_s', 'a');
+SELECT fetchq.stream_commit('st_log', 'late_s', 'a', 1);
+ROLLBACK;
+SELECT count(*) FROM fetchq.stream_read('st_log', 'late_s', 'a');
+SELECT count(*) FROM fetchq.stream_read('st_log', 'late_d', 'a');
+SELECT count(*) FROM fetchq.stream_read('st_log', 'late_d', 'a');
+DELETE FROM fetchq.stream_groups WHERE group_name = 'late_d';
+SELECT count(*) FROM fetchq.stream_read('st_log', 'late_d', 'a');
+SQL
+check "in one session, a group registered again after its rollback and after its deletion" \
+    "$(q "SELECT string_agg(group_name, ',' ORDER BY group_name) FROM fetchq.stream_groups WHERE group_name IN ('late_s', 'late_d')")" \
+    "late_d,late_s"
 check "a read in a read-only transaction works" \
     "$(q "BEGIN READ ONLY; SELECT count(*) FROM fetchq.stream_read('st_log', 'readonly_group', 'a'); COMMIT")" 4
 

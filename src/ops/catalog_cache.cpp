@@ -14,7 +14,8 @@ namespace fetchq::ops {
 namespace {
 
 // The tables whose changes empty the caches.
-constexpr const char* kCatalogTables[] = {"queues", "routes", "queue_grants", "streams"};
+constexpr const char* kCatalogTables[] = {"queues", "routes", "queue_grants", "streams",
+                                          "stream_groups"};
 constexpr int kTables = sizeof(kCatalogTables) / sizeof(kCatalogTables[0]);
 
 // Plain data, so that the callback never allocates.

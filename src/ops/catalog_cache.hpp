@@ -1,17 +1,17 @@
 // The generation of fetchq's catalog as this backend knows it: bumped by
-// every relcache invalidation of fetchq.queues, fetchq.routes or
-// fetchq.queue_grants. Statement triggers on the three tables
-// queue such an invalidation for any change, through a function or plain
-// SQL; PostgreSQL delivers it to every backend when the change commits, to
-// the changing backend at its next command, and again at a rollback.
+// every relcache invalidation of fetchq.queues, fetchq.routes,
+// fetchq.queue_grants, fetchq.streams or fetchq.stream_groups. Statement
+// triggers on these tables queue such an invalidation for any change (of
+// stream_groups: any but an insert), through a function or plain SQL;
+// PostgreSQL delivers it to every backend when the change commits, to the
+// changing backend at its next command, and again at a rollback.
 //
 // CatalogCache is a per-backend cache of what a push reads of the catalog
-// (queue settings, routes, queue grants): it keeps the generation its entries were read
-// at and drops them when it moved on, and keeps a value only if the
-// generation did not move while it was read (an invalidation accepted
-// during the read may be newer than what was read). Its readers read on the
-// latest snapshot (pg/spi.hpp's spi_execute_latest), never an older one,
-// which could hold what an invalidation already emptied.
+// (queue settings, routes, queue grants, stream ids and groups): it keeps the generation its
+// entries were read at and drops them when it moved on, and keeps a value only if the generation
+// did not move while it was read (an invalidation accepted during the read may be newer than what
+// was read). Its readers read on the latest snapshot (pg/spi.hpp's spi_execute_latest), never an
+// older one, which could hold what an invalidation already emptied.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +31,12 @@ class CatalogCache {
     // The value of `key`, read with read() when not cached (needs SPI).
     template <typename Read>
     Value get(const std::string& key, Read&& read) {
+        return get(key, read, [](const Value&) { return true; });
+    }
+
+    // The same, keeping only a value that keep(value) accepts.
+    template <typename Read, typename Keep>
+    Value get(const std::string& key, Read&& read, Keep&& keep) {
         const uint64_t now = catalog_generation();
         if (generation_ != now) {
             entries_.clear();
@@ -39,7 +45,7 @@ class CatalogCache {
         auto it = entries_.find(key);
         if (it != entries_.end()) return it->second;
         Value value = read();
-        if (catalog_generation() == now) entries_.emplace(key, value);
+        if (catalog_generation() == now && keep(value)) entries_.emplace(key, value);
         return value;
     }
 

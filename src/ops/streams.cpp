@@ -155,41 +155,42 @@ bool register_group(int32_t stream, const std::string& group) {
     return spi_execute(plan, values, nullptr, false) > 0;
 }
 
-void ensure_group(int32_t stream, const std::string& group) {
-    // Looked up first: an existing group is the common case, and the lookup
-    // neither writes nor waits. (No per-backend memory of it: a rolled-back
-    // registration must be done again.)
+namespace {
+
+enum class GroupRow { kMissing, kOwn, kCommitted };
+
+// kOwn: registered by this transaction, which may still roll back.
+GroupRow read_group(int32_t stream, const std::string& group) {
     SPIPlanPtr plan = cached_plan(
         "", "stream_group_exists",
         [] {
             return std::string(
-                "SELECT 1 FROM fetchq.stream_groups WHERE stream_id = $1 AND group_name = $2");
+                "SELECT xmin FROM fetchq.stream_groups WHERE stream_id = $1 AND group_name = $2");
         },
         {INT4OID, TEXTOID});
     Datum values[2] = {Int32GetDatum(stream), to_text(group)};
-    if (spi_execute(plan, values, nullptr, true, 1) > 0) return;
+    if (spi_execute_latest(plan, values, nullptr, 1) == 0) return GroupRow::kMissing;
+    bool isnull = false;
+    const TransactionId xmin = DatumGetTransactionId(spi_value(0, 1, &isnull));
+    const bool own = pg_call([&] { return TransactionIdIsCurrentTransactionId(xmin); });
+    return own ? GroupRow::kOwn : GroupRow::kCommitted;
+}
+
+}  // namespace
+
+void ensure_group(int32_t stream, const std::string& group) {
+    // A committed registration is remembered until fetchq.stream_groups
+    // loses a row (a delete moves the catalog generation); the lookup
+    // neither writes nor waits.
+    static CatalogCache<GroupRow> known;
+    const GroupRow row = known.get(
+        std::to_string(stream) + '/' + group, [&] { return read_group(stream, group); },
+        [](GroupRow r) { return r == GroupRow::kCommitted; });
+    if (row != GroupRow::kMissing) return;
     // A read in a read-only transaction (a standby) reads without registering.
     if (pg_call([] { return XactReadOnly; })) return;
     register_group(stream, group);
 }
-
-namespace {
-
-// The key's last offset, as the calling statement sees it (0 when it has none).
-int64_t last_offset(int32_t stream, const std::string& key) {
-    SPIPlanPtr plan = cached_plan(
-        "", "stream_last_offset",
-        [] {
-            return std::string(
-                "SELECT last_offset FROM fetchq.stream_keys WHERE stream_id = $1 AND key = $2");
-        },
-        {INT4OID, TEXTOID});
-    Datum values[2] = {Int32GetDatum(stream), to_text(key)};
-    if (spi_execute(plan, values, nullptr, false, 1) == 0) return 0;
-    return spi_int(0, 1);
-}
-
-}  // namespace
 
 int64_t append_message(int32_t stream, const std::string& key, Datum payload, bool payload_null) {
     // The head row's update waits for another append to the key until that
@@ -238,38 +239,45 @@ int64_t commit_offset(int32_t stream, const std::string& group, const std::strin
                           "argument offset must not be negative",
                           "The value was " + std::to_string(offset) + ".",
                           "Commit the offset of the last message processed.");
-    Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int64GetDatum(offset)};
-    // What is committed (or appended by this transaction), as a reader sees it.
-    const int64_t top = last_offset(stream, key);
-    if (offset > top)
-        throw core::Error(core::sqlstate::kInvalidParameterValue,
-                          "offset " + std::to_string(offset) +
-                              " is beyond the last message of key " + core::echo(key),
-                          "The last offset of the key is " + std::to_string(top) + ".",
-                          "Commit the offset of a message that stream_read returned.");
     ensure_group(stream, group);
+    Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int64GetDatum(offset)};
+    // Only up to the key's last offset, as a reader sees it (committed, or
+    // appended by this transaction).
     SPIPlanPtr move = cached_plan(
         "", "stream_commit",
         [] {
             return std::string(
                 "INSERT INTO fetchq.stream_offsets AS o (stream_id, group_name, key, committed)"
-                " VALUES ($1, $3, $2, $4) ON CONFLICT (stream_id, group_name, key) DO UPDATE"
+                " SELECT $1, $3, $2, $4 FROM fetchq.stream_keys AS k"
+                " WHERE k.stream_id = $1 AND k.key = $2"
+                "   AND k.last_offset OPERATOR(pg_catalog.>=) $4"
+                " ON CONFLICT (stream_id, group_name, key) DO UPDATE"
                 " SET committed = EXCLUDED.committed, committed_at = pg_catalog.now()"
                 " WHERE o.committed OPERATOR(pg_catalog.<) EXCLUDED.committed"
                 " RETURNING committed");
         },
         {INT4OID, TEXTOID, TEXTOID, INT8OID});
     if (spi_execute(move, values, nullptr, false) > 0) return spi_int(0, 1);
-    SPIPlanPtr current =
-        cached_plan("", "stream_committed",
-                    [] {
-                        return std::string(
-                            "SELECT committed FROM fetchq.stream_offsets WHERE stream_id = $1"
-                            " AND group_name = $3 AND key = $2");
-                    },
-                    {INT4OID, TEXTOID, TEXTOID});
+    // Not moved: an offset at or below the committed one, or beyond the last.
+    SPIPlanPtr current = cached_plan(
+        "", "stream_committed",
+        [] {
+            return std::string(
+                "SELECT COALESCE((SELECT last_offset FROM fetchq.stream_keys WHERE stream_id = $1"
+                "   AND key = $2), 0),"
+                " COALESCE((SELECT committed FROM fetchq.stream_offsets WHERE stream_id = $1"
+                "   AND group_name = $3 AND key = $2), 0)");
+        },
+        {INT4OID, TEXTOID, TEXTOID});
     spi_execute(current, values, nullptr, false);
-    return spi_int(0, 1);
+    const int64_t top = spi_int(0, 1);
+    if (offset > top)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "offset " + std::to_string(offset) +
+                              " is beyond the last message of key " + core::echo(key),
+                          "The last offset of the key is " + std::to_string(top) + ".",
+                          "Commit the offset of a message that stream_read returned.");
+    return spi_int(0, 2);
 }
 
 }  // namespace fetchq::ops

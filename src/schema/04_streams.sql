@@ -6,7 +6,10 @@
 -- deletes what every group of a stream committed. The hot tables have no
 -- foreign keys (a check per append or commit, and a shared row lock on the
 -- stream's row that concurrent appenders turn into multixacts):
--- stream_drop deletes their rows itself.
+-- stream_drop deletes their rows itself. Nor CHECK constraints on the
+-- offsets: the executor compiles them again for every statement, and the
+-- functions, which alone number messages and move offsets, keep them
+-- positive.
 CREATE TABLE fetchq.streams (
     id SERIAL PRIMARY KEY,
     name CHARACTER VARYING(40) NOT NULL UNIQUE,
@@ -22,14 +25,14 @@ CREATE TABLE fetchq.streams (
 CREATE TABLE fetchq.stream_keys (
     stream_id INTEGER NOT NULL REFERENCES fetchq.streams (id) ON DELETE CASCADE,
     key TEXT NOT NULL,
-    last_offset BIGINT NOT NULL CHECK (last_offset > 0),
+    last_offset BIGINT NOT NULL,
     PRIMARY KEY (stream_id, key)
 );
 
 CREATE TABLE fetchq.stream_messages (
     stream_id INTEGER NOT NULL,
     key TEXT NOT NULL,
-    "offset" BIGINT NOT NULL CHECK ("offset" > 0),
+    "offset" BIGINT NOT NULL,
     payload JSONB,
     appended_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
     PRIMARY KEY (stream_id, key, "offset")
@@ -48,7 +51,7 @@ CREATE TABLE fetchq.stream_offsets (
     stream_id INTEGER NOT NULL,
     group_name CHARACTER VARYING(40) NOT NULL,
     key TEXT NOT NULL,
-    committed BIGINT NOT NULL CHECK (committed >= 0),
+    committed BIGINT NOT NULL,
     committed_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
     PRIMARY KEY (stream_id, group_name, key)
 );

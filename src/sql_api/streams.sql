@@ -60,12 +60,18 @@ AS 'MODULE_PATHNAME', 'fetchq_stream_set_max_age' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.stream_set(stream VARCHAR, group_name VARCHAR, body JSONB) RETURNS JSONB
 AS 'MODULE_PATHNAME', 'fetchq_stream_set' LANGUAGE C VOLATILE;
 
--- Empties every backend's cache of stream ids when fetchq.streams changes.
+-- Empties every backend's caches of stream ids and groups when fetchq.streams
+-- or fetchq.stream_groups changes.
 CREATE FUNCTION fetchq.streams_changed() RETURNS trigger
 AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;
 
 CREATE TRIGGER fetchq_streams_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
     ON fetchq.streams FOR EACH STATEMENT EXECUTE FUNCTION fetchq.streams_changed();
+
+-- Every backend remembers the groups it found registered: a group that goes
+-- (a delete, its stream's drop) empties those memories. An insert does not.
+CREATE TRIGGER fetchq_stream_groups_changed AFTER UPDATE OR DELETE OR TRUNCATE
+    ON fetchq.stream_groups FOR EACH STATEMENT EXECUTE FUNCTION fetchq.streams_changed();
 
 -- One row per stream.
 CREATE VIEW fetchq.stream_list AS
