@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side benchmarks of fetchq: the floor (hand-written SQL), the
-reference (Fetchq 4), PgQ and the extension, with pgbench, on one server.
+reference (Fetchq 4), PgQ, pgmq (when its SQL is given) and the extension,
+with pgbench, on one server.
 
 Started by bench/run.sh, which provides the server (PGHOST, PGPORT, PGUSER)
 and the reference script. Each system is described by one file,
@@ -24,7 +25,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-SYSTEMS = ["floor", "floor_counted", "reference", "pgq", "extension"]
+SYSTEMS = ["floor", "floor_counted", "reference", "pgq", "pgmq", "extension"]
 DATABASES = {s: "bench_" + s for s in SYSTEMS}
 # operation -> (label, documents per pgbench transaction)
 OPS = {
@@ -107,10 +108,15 @@ class System:
             psql(self.db, self.sql["maintain"])
 
 
-def create_databases(systems, ref_sql):
+def create_databases(systems, ref_sql, pgmq_sql=None):
     for s in systems:
         psql("postgres", f"DROP DATABASE IF EXISTS {s.db} WITH (FORCE);")
         psql("postgres", f"CREATE DATABASE {s.db};")
+        if s.name == "pgmq":
+            if not pgmq_sql:
+                raise Failure("the pgmq system needs --pgmq-sql (pgmq's sql/pgmq.sql)")
+            with open(pgmq_sql) as f:
+                psql(s.db, f.read())
         if s.name == "reference":
             with open(ref_sql) as f:
                 script = f.read()
@@ -444,9 +450,9 @@ def machine():
 
 
 def results_table(medians, runs, systems, ops, clients_list):
-    head = ("| operation | clients | floor | floor + counters | reference | PgQ | extension "
-            "| ext / floor | ext / floor + counters | ext / reference |")
-    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    head = ("| operation | clients | floor | floor + counters | reference | PgQ | pgmq "
+            "| extension | ext / floor | ext / floor + counters | ext / reference | ext / pgmq |")
+    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for op in ops:
         label = OPS[op][0]
         for c in clients_list:
@@ -454,10 +460,12 @@ def results_table(medians, runs, systems, ops, clients_list):
             lines.append(
                 f"| {label} | {c} | {fmt_rate(v.get('floor'))} "
                 f"| {fmt_rate(v.get('floor_counted'))} | {fmt_rate(v.get('reference'))} "
-                f"| {fmt_rate(v.get('pgq'))} | {fmt_rate(v.get('extension'))} "
+                f"| {fmt_rate(v.get('pgq'))} | {fmt_rate(v.get('pgmq'))} "
+                f"| {fmt_rate(v.get('extension'))} "
                 f"| {fmt_ratio(ratio(runs, 'extension', 'floor', op, c))} "
                 f"| {fmt_ratio(ratio(runs, 'extension', 'floor_counted', op, c))} "
-                f"| {fmt_ratio(ratio(runs, 'extension', 'reference', op, c))} |")
+                f"| {fmt_ratio(ratio(runs, 'extension', 'reference', op, c))} "
+                f"| {fmt_ratio(ratio(runs, 'extension', 'pgmq', op, c))} |")
     return "\n".join(lines)
 
 
@@ -478,6 +486,20 @@ def targets(runs, ops, clients_list, promo):
         out.append(f"- (not a target of the issue) every document operation >= 1.0x the floor "
                    f"with counters: {'holds' if r >= 1.0 else 'does not hold'} "
                    f"(lowest: {r:.2f}x, {OPS[op][0]}, {c} clients)")
+    floor_09 = [x for x in floor if x[0] < 0.9]
+    if floor:
+        out.append("- every document operation >= 0.9x the floor: " +
+                   ("holds" if not floor_09 else "does not hold (" + ", ".join(
+                       f"{r:.2f}x {OPS[op][0]}, {c} clients" for r, op, c in sorted(floor_09))
+                    + ")"))
+    for op, goal in (("push_1", 1.5), ("pick_1", 1.5), ("pick_100", 1.0)):
+        rs = [(ratio(runs, "extension", "pgmq", op, c), c) for c in clients_list if op in ops]
+        rs = [x for x in rs if x[0] is not None]
+        if rs:
+            r, c = min(rs)
+            out.append(f"- {OPS[op][0]} >= {goal:.1f}x pgmq: "
+                       f"{'holds' if r >= goal else 'does not hold'} (lowest: {r:.2f}x, "
+                       f"{c} clients)")
     ref = [(ratio(runs, "extension", "reference", "pick_1", c), c) for c in clients_list]
     ref = [x for x in ref if x[0] is not None]
     if ref:
@@ -510,9 +532,9 @@ def plot(data, png, systems, ops, medians):
         return False
     titles = {"floor": "floor (plain SQL)", "floor_counted": "floor + counters (plain SQL)",
               "reference": "Fetchq 4 (reference)",
-              "pgq": "PgQ", "extension": "fetchq extension"}
+              "pgq": "PgQ", "pgmq": "pgmq", "extension": "fetchq extension"}
     colors = {"floor": "#888888", "floor_counted": "#bbbbbb", "reference": "#d95f02",
-              "pgq": "#7570b3",
+              "pgq": "#7570b3", "pgmq": "#e7298a",
               "extension": "#1b9e77"}
     panels = []
     for idx, op in enumerate(ops):
@@ -582,6 +604,7 @@ def write_doc(doc, block):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ref-sql", required=True)
+    ap.add_argument("--pgmq-sql", help="pgmq's SQL (pgmq-extension/sql/pgmq.sql of a snapshot)")
     ap.add_argument("--out", required=True, help="directory for scripts, raw results, plot")
     ap.add_argument("--doc", help="markdown file whose results block is (re)written")
     ap.add_argument("--smoke", action="store_true")
@@ -623,7 +646,7 @@ def main():
     info = machine()
     log(f"driver: {info}")
     systems = [System(n, os.path.join(a.out, "scripts")) for n in names]
-    create_databases(systems, a.ref_sql)
+    create_databases(systems, a.ref_sql, a.pgmq_sql)
     if a.profile:
         profile(systems, ops, duration, backlog_of, a.out)
         return

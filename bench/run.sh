@@ -29,6 +29,8 @@
 #   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
 #                           the disk; prints and keeps its results under build/bench,
 #                           writes nothing under docs/
+# PGMQ_SQL=/path/to/pgmq-extension/sql/pgmq.sql (of a pgmq snapshot): the full,
+# smoke and profile runs add pgmq (send, read, archive) as a system.
 # Other arguments go to bench/driver.py (--clients 1,4 --duration 5 --reps 5
 # --ops pick_1 --systems floor,extension --backlog N --no-promotion).
 #
@@ -140,6 +142,21 @@ elif ensure_package postgresql-15-pgq3; then
 else
     say "PgQ (postgresql-15-pgq3) is not available: its column stays empty"
 fi
+# pgmq: its SQL file from a snapshot the person running the benchmark points
+# to (PGMQ_SQL=/path/to/pgmq-extension/sql/pgmq.sql); loaded into its own
+# database at each run, never fetched or committed by this repository.
+pgmq_args=()
+case "$mode" in
+full | smoke | profile)
+    if [ -n "${PGMQ_SQL:-}" ]; then
+        [ -f "$PGMQ_SQL" ] || die "PGMQ_SQL=$PGMQ_SQL: no such file"
+        systems=${systems/extension/pgmq,extension}
+        pgmq_args=(--pgmq-sql "$(realpath "$PGMQ_SQL")")
+    else
+        say "PGMQ_SQL is not set: no pgmq column (PGMQ_SQL=/path/to/pgmq-extension/sql/pgmq.sql)"
+    fi
+    ;;
+esac
 if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/null; then
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
@@ -203,7 +220,8 @@ if [ "$mode" = workers ]; then
         --command "bench/run.sh${*:+ $*}" "${pass[@]}"
     exit
 fi
-args=(--ref-sql "$REF_SQL" --out "$OUT/results" --systems "$systems" --command "bench/run.sh${*:+ $*}")
+args=(--ref-sql "$REF_SQL" --out "$OUT/results" --systems "$systems" "${pgmq_args[@]}"
+    --command "bench/run.sh${*:+ $*}")
 case "$mode" in
 smoke) args+=(--smoke) ;;
 profile) args+=(--profile) ;;

@@ -13,7 +13,9 @@ pgq:     SELECT pgq.insert_event('bs', 'msg', '{"bench": 1}', <key>, ...)
          (no offsets per key: events are numbered by one sequence)
 
 Read + commit: the messages after the group's committed offset of a random
-key (of 1,000, each with a backlog), at most 10, then the commit of the last.
+key (of 1,000, each with a backlog of 1,000), at most 10, then the commit of
+the last; a fixed number of cycles (50,000 over all clients), which never
+empties a key: a consumer that reads nothing is another case.
 
 Run by bench/run.sh --streams (writes the streams block of
 docs/benchmarks.md) and bench/run.sh --smoke (a second per cell, checked,
@@ -62,11 +64,12 @@ def append_script(system, keys, per_xact):
 def read_commit_script(system):
     if system == "fetchq":
         return ("\\set k random(1, 1000)\n"
-                "SELECT COALESCE(max(\"offset\"), 0) AS top FROM "
-                "fetchq.stream_read('bs', 'g', 'k' || :k, 10) \\gset\n"
+                "SELECT COALESCE(max(\"offset\"), 0) AS top, count(payload) AS n, "
+                "max(appended_at) AS at FROM fetchq.stream_read('bs', 'g', 'k' || :k, 10) \\gset\n"
                 "SELECT fetchq.stream_commit('bs', 'g', 'k' || :k, :top);\n")
     return ("\\set k random(1, 1000)\n"
-            "SELECT COALESCE(max(\"offset\"), 0) AS top FROM (SELECT \"offset\" FROM floor_messages "
+            "SELECT COALESCE(max(\"offset\"), 0) AS top, count(payload) AS n, "
+            "max(appended_at) AS at FROM (SELECT \"offset\", payload, appended_at FROM floor_messages "
             "WHERE key = 'k' || :k AND \"offset\" > COALESCE((SELECT committed FROM floor_offsets "
             "WHERE grp = 'g' AND key = 'k' || :k), 0) ORDER BY \"offset\" LIMIT 10) AS m \\gset\n"
             "INSERT INTO floor_offsets AS o (grp, key, committed) VALUES ('g', 'k' || :k, :top) "
@@ -82,23 +85,29 @@ def setup(with_pgq):
         psql(DB, "CREATE EXTENSION pgq; SELECT pgq.create_queue('bs');")
 
 
-def reset(backlog_per_key):
-    """Empty logs; for the read + commit runs, a backlog on 1,000 keys."""
-    # The offsets tables are truncated and not analyzed: analyzed empty, they
-    # would get plans that scan them whole (for fetchq and the floor alike)
-    # until autovacuum analyzes them again.
-    psql(DB, f"""TRUNCATE floor_heads, floor_messages, floor_offsets, fetchq.stream_offsets;
-        DELETE FROM fetchq.stream_messages; DELETE FROM fetchq.stream_keys;
+def reset_offsets():
+    """Every group back to offset 0. The offsets tables are truncated and not
+    analyzed: analyzed empty, they would get plans that scan them whole (for
+    fetchq and the floor alike) until autovacuum analyzes them again."""
+    psql(DB, "TRUNCATE floor_offsets, fetchq.stream_offsets;")
+
+
+def load_backlog(backlog_per_key):
+    """The same backlog in both logs, laid out alike: the keys' messages
+    interleaved, as appends to many keys write them."""
+    reset_offsets()
+    psql(DB, f"""TRUNCATE floor_heads, floor_messages, fetchq.stream_messages,
+                          fetchq.stream_keys;
         INSERT INTO fetchq.stream_keys (stream_id, key, last_offset)
           SELECT s.id, 'k' || k, {backlog_per_key} FROM fetchq.streams s, generate_series(1, 1000) k
           WHERE s.name = 'bs';
         INSERT INTO fetchq.stream_messages (stream_id, key, "offset", payload)
           SELECT s.id, 'k' || k, o, {PAYLOAD} FROM fetchq.streams s, generate_series(1, 1000) k,
-                 generate_series(1, {backlog_per_key}) o WHERE s.name = 'bs';
+                 generate_series(1, {backlog_per_key}) o WHERE s.name = 'bs' ORDER BY o, k;
         INSERT INTO floor_heads SELECT 'k' || k, {backlog_per_key} FROM generate_series(1, 1000) k;
         INSERT INTO floor_messages (key, "offset", payload)
           SELECT 'k' || k, o, {PAYLOAD} FROM generate_series(1, 1000) k,
-                 generate_series(1, {backlog_per_key}) o;
+                 generate_series(1, {backlog_per_key}) o ORDER BY o, k;
         VACUUM ANALYZE floor_heads, floor_messages, fetchq.stream_messages, fetchq.stream_keys;""")
 
 
@@ -110,11 +119,11 @@ def check_gapless():
         raise Failure(f"{bad} keys have gaps in their offsets")
 
 
-def run(tmp, name, script, clients, duration):
+def run(tmp, name, script, clients, duration, transactions=None):
     path = os.path.join(tmp, name + ".sql")
     with open(path, "w") as f:
         f.write(script)
-    _, tps, _ = pgbench(DB, path, clients, duration)
+    _, tps, _ = pgbench(DB, path, clients, duration, transactions=transactions)
     return tps
 
 
@@ -146,12 +155,15 @@ def main():
                 if label.startswith("read") and not checked:
                     check_gapless()  # what the append runs wrote, before the reset
                     checked = True
+                    load_backlog(1000 if not a.smoke else 20)
                 for rep in range(a.reps):
                     order = who if rep % 2 == 0 else tuple(reversed(who))
                     for s in order:
+                        cycles = None
                         if label.startswith("read"):
-                            reset(200 if not a.smoke else 20)
-                        tps[s].append(run(tmp, s, script(s), clients, a.duration))
+                            reset_offsets()
+                            cycles = (50_000 if not a.smoke else 200) // clients
+                        tps[s].append(run(tmp, s, script(s), clients, a.duration, cycles))
                 med = {s: statistics.median(v) for s, v in tps.items()}
                 vs_floor = statistics.median(f / g for f, g in zip(tps["fetchq"], tps["floor"]))
                 cells = [label, f"{med['fetchq']:,.0f}", f"{med['floor']:,.0f}",
@@ -165,8 +177,9 @@ def main():
         log(f"streams: FAILED: {e}")
         return 1
     text = "\n".join([
-        f"Streams (`{a.command}`), {a.reps} alternating runs of {a.duration} s per cell, "
-        "transactions per second (medians); ratios per pair of runs (median):",
+        f"Streams (`{a.command}`), {a.reps} alternating runs per cell ({a.duration} s for "
+        "appends; 50,000 cycles over all clients for read + commit), transactions per second "
+        "(medians); ratios per pair of runs (median):",
         "",
         "| case | fetchq | floor | PgQ insert_event | fetchq / floor | fetchq / PgQ |",
         "|---|---|---|---|---|---|",

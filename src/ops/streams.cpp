@@ -241,23 +241,26 @@ int64_t commit_offset(int32_t stream, const std::string& group, const std::strin
                           "Commit the offset of the last message processed.");
     ensure_group(stream, group);
     Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int64GetDatum(offset)};
-    // Only up to the key's last offset, as a reader sees it (committed, or
-    // appended by this transaction).
-    SPIPlanPtr move = cached_plan(
-        "", "stream_commit",
-        [] {
-            return std::string(
-                "INSERT INTO fetchq.stream_offsets AS o (stream_id, group_name, key, committed)"
-                " SELECT $1, $3, $2, $4 FROM fetchq.stream_keys AS k"
-                " WHERE k.stream_id = $1 AND k.key = $2"
-                "   AND k.last_offset OPERATOR(pg_catalog.>=) $4"
-                " ON CONFLICT (stream_id, group_name, key) DO UPDATE"
-                " SET committed = EXCLUDED.committed, committed_at = pg_catalog.now()"
-                " WHERE o.committed OPERATOR(pg_catalog.<) EXCLUDED.committed"
-                " RETURNING committed");
-        },
-        {INT4OID, TEXTOID, TEXTOID, INT8OID});
-    if (spi_execute(move, values, nullptr, false) > 0) return spi_int(0, 1);
+    // Offset 0 (a read that found nothing) moves nothing: only the answer.
+    if (offset > 0) {
+        // Only up to the key's last offset, as a reader sees it (committed, or
+        // appended by this transaction).
+        SPIPlanPtr move = cached_plan(
+            "", "stream_commit",
+            [] {
+                return std::string(
+                    "INSERT INTO fetchq.stream_offsets AS o (stream_id, group_name, key, committed)"
+                    " SELECT $1, $3, $2, $4 FROM fetchq.stream_keys AS k"
+                    " WHERE k.stream_id = $1 AND k.key = $2"
+                    "   AND k.last_offset OPERATOR(pg_catalog.>=) $4"
+                    " ON CONFLICT (stream_id, group_name, key) DO UPDATE"
+                    " SET committed = EXCLUDED.committed, committed_at = pg_catalog.now()"
+                    " WHERE o.committed OPERATOR(pg_catalog.<) EXCLUDED.committed"
+                    " RETURNING committed");
+            },
+            {INT4OID, TEXTOID, TEXTOID, INT8OID});
+        if (spi_execute(move, values, nullptr, false) > 0) return spi_int(0, 1);
+    }
     // Not moved: an offset at or below the committed one, or beyond the last.
     SPIPlanPtr current = cached_plan(
         "", "stream_committed",
