@@ -4,7 +4,8 @@ queue once (a push, a pick and a complete in each) and of the database's
 scheduler after some rounds over them, for 10, 200 and 1,000 queues, each
 size in a database of its own, one after the other.
 
-Private memory is RssAnon of /proc/<pid>/status: the process's resident
+Private memory is RssAnon of /proc/<pid>/status (read by the client's own
+backend with pg_read_file, and by this script for the scheduler): the process's resident
 anonymous memory (palloc'd contexts, malloc), without the shared buffers or
 the binary. For the client, also the total of its memory contexts
 (pg_backend_memory_contexts) and how many of them are kept plans. The goal
@@ -43,13 +44,13 @@ def create_queues(db, n):
 
 
 CLIENT_REPORT = """
-SELECT pg_backend_pid() AS pid \\gset
 {work}
-SELECT :pid, sum(total_bytes),
+SELECT (regexp_match(pg_read_file('/proc/' || pg_backend_pid() || '/status'),
+                     'RssAnon:\\s+(\\d+)'))[1],
+       sum(total_bytes),
        count(*) FILTER (WHERE name IN ('CachedPlan', 'CachedPlanSource', 'CachedPlanQuery')),
        count(*)
 FROM pg_backend_memory_contexts;
-\\! grep RssAnon /proc/:pid/status
 """
 
 
@@ -62,12 +63,11 @@ def client(db, n):
         f"SELECT fetchq.doc_complete('q{i}', 's');"
         for i in range(1, n + 1))
     out = psql(db, CLIENT_REPORT.format(work=work)).strip().splitlines()
-    stats = next(line for line in out if line.count("|") == 3).split("|")
-    rss = next(line for line in out if line.startswith("RssAnon:"))
+    rss, ctx_bytes, plans, contexts = (int(x) for x in out[-1].split("|"))
     done = psql(db, "SELECT count(*) FROM fetchq.queues;").strip()
     if int(done) != n:
         raise Failure(f"{db}: {done} queues, {n} wanted")
-    return int(rss.split()[1]), int(stats[1]), int(stats[2]), int(stats[3])
+    return rss, ctx_bytes, plans, contexts
 
 
 def scheduler_pid(db, deadline_s=30):

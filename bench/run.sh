@@ -26,6 +26,9 @@
 #   bench/run.sh --streams  stream appends and read + commit cycles next to the floor
 #                           and PgQ's insert_event (bench/streams.py, ~10 min): writes
 #                           the "Streams" block of docs/benchmarks.md
+#   bench/run.sh --memory   private memory of a client backend and of the scheduler
+#                           for 10, 200 and 1,000 queues (bench/memory.py, ~3 min):
+#                           writes the "Memory per queue" block of docs/benchmarks.md
 #   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
 #                           the disk; prints and keeps its results under build/bench,
 #                           writes nothing under docs/
@@ -58,6 +61,7 @@ for arg in "$@"; do
     --pick-wait) mode=pick_wait ;;
     --privileges) mode=privileges ;;
     --streams) mode=streams ;;
+    --memory) mode=memory ;;
     --fsync) fsync=on ;;
     *) pass+=("$arg") ;;
     esac
@@ -135,7 +139,7 @@ fetch_reference() {
 mkdir -p "$OUT"
 systems=floor,floor_counted,reference,extension
 if [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ] ||
-    [ "$mode" = privileges ]; then
+    [ "$mode" = privileges ] || [ "$mode" = memory ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
     systems=floor,floor_counted,reference,pgq,extension
@@ -161,7 +165,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-case "$mode" in workers | topics | pick_wait | privileges | streams) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges | streams | memory) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -209,7 +213,7 @@ say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
 # The benchmarks of one feature: each writes its block of docs/benchmarks.md.
 case "$mode" in
-pick_wait | streams | privileges | topics)
+pick_wait | streams | privileges | topics | memory)
     python3 "bench/$mode.py" --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pass[@]}"
     exit
@@ -229,7 +233,7 @@ full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
 if [ "$mode" = smoke ]; then
-    for script in topics pick_wait privileges streams; do
+    for script in topics pick_wait privileges streams memory; do
         python3 "bench/$script.py" --smoke || die "the $script smoke run failed"
     done
 fi

@@ -58,6 +58,8 @@ uint64_t catalog_generation() {
     return g_generation;
 }
 
+uint64_t catalog_generation_seen() { return g_generation; }
+
 void catalog_generation_register() { CacheRegisterRelcacheCallback(on_relcache, (Datum)0); }
 
 }  // namespace fetchq::ops

@@ -21,6 +21,9 @@
 namespace fetchq::ops {
 
 uint64_t catalog_generation();
+// The same as of the invalidations this backend processed so far, without
+// looking the tables up: usable outside a transaction.
+uint64_t catalog_generation_seen();
 
 // Installs the invalidation callback (from _PG_init).
 void catalog_generation_register();

@@ -71,6 +71,18 @@ uint64_t queue_execute(std::string_view queue, SPIPlanPtr plan, const Datum* val
     }
 }
 
+uint64_t queue_execute_once(std::string_view queue, const std::string& sql,
+                            std::initializer_list<Oid> argtypes, const Datum* values,
+                            const char* nulls, bool read_only, long count) {
+    try {
+        return spi_execute_once(sql, argtypes, values, nulls, read_only, count);
+    } catch (const PgError& e) {
+        if (e.sqlerrcode() == ERRCODE_UNDEFINED_TABLE) throw_queue_missing(queue);
+        add_queue_context(e, queue);
+        throw;
+    }
+}
+
 Oid queue_owner_or_invalid(std::string_view queue) {
     return table_owner("fetchq_data", core::docs_table(queue).c_str());
 }

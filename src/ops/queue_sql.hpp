@@ -30,6 +30,12 @@ SPIPlanPtr queue_plan(std::string_view queue, std::string_view name, Build&& bui
 uint64_t queue_execute(std::string_view queue, SPIPlanPtr plan, const Datum* values,
                        const char* nulls, bool read_only = false, long count = 0);
 
+// spi_execute_once for a statement on a queue's tables, with the same
+// "queue does not exist".
+uint64_t queue_execute_once(std::string_view queue, const std::string& sql,
+                            std::initializer_list<Oid> argtypes, const Datum* values,
+                            const char* nulls, bool read_only = false, long count = 0);
+
 // True when the queue is registered in fetchq.queues.
 bool queue_exists(std::string_view queue);
 // Raises "queue does not exist" unless it is registered.

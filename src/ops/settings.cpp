@@ -1,6 +1,7 @@
 #include "ops/settings.hpp"
 
 #include "pg/postgres.hpp"
+#include "pg/spi.hpp"
 
 namespace fetchq::ops {
 
@@ -74,6 +75,12 @@ void define_settings() {
         "Off sends an empty payload: the channel still names the queue and the event. On, as "
         "Fetchq 4 did, any role that can connect to the database can LISTEN and read subjects.",
         &settings.notify_document_data, true, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    // USERSET: what one backend keeps is its own memory, as work_mem.
+    DefineCustomIntVariable(
+        "fetchq.plan_cache_queues", "Queues whose prepared statements a backend keeps.",
+        "Those of the least recently used queues beyond it are freed and prepared again at "
+        "their next use. -1: no limit.",
+        &pg::plan_cache_queues, 64, -1, INT_MAX, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("fetchq");
 }
 

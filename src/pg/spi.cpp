@@ -1,21 +1,35 @@
 #include "pg/spi.hpp"
 
+#include <algorithm>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace fetchq::pg {
 namespace {
 
-// Backend-local: plans live in CacheMemoryContext (SPI_keepplan) until freed.
-std::unordered_map<std::string, SPIPlanPtr>& plans() {
-    static std::unordered_map<std::string, SPIPlanPtr> map;
+// Backend-local: plans live in CacheMemoryContext (SPI_keepplan) until
+// freed. Per owner: "" (catalog statements, kept for the backend's life) or a
+// queue, whose plans go when it is among the least recently used beyond
+// plan_cache_queues (trimmed only where no plan is held, see PlansInUse).
+struct OwnerPlans {
+    std::unordered_map<std::string, SPIPlanPtr> plans;
+    uint64_t last_use = 0;
+};
+
+std::unordered_map<std::string, OwnerPlans>& owners() {
+    static std::unordered_map<std::string, OwnerPlans> map;
     return map;
 }
 
-std::string plan_key(std::string_view owner, std::string_view name) {
-    std::string key(owner);
-    key.push_back('\x1f');
-    key.append(name);
-    return key;
+uint64_t g_use_clock = 0;
+int g_plans_in_use = 0;
+
+void free_owner(std::unordered_map<std::string, OwnerPlans>::iterator it) {
+    std::vector<SPIPlanPtr> doomed;
+    for (auto& [name, plan] : it->second.plans) doomed.push_back(plan);
+    owners().erase(it);
+    for (SPIPlanPtr plan : doomed) pg_call([&] { SPI_freeplan(plan); });
 }
 
 // Only pg_catalog on the search path while we prepare or run our statements.
@@ -52,8 +66,11 @@ void spi_commit() {
 }
 
 SPIPlanPtr lookup_plan(std::string_view owner, std::string_view name) {
-    auto it = plans().find(plan_key(owner, name));
-    return it == plans().end() ? nullptr : it->second;
+    auto it = owners().find(std::string(owner));
+    if (it == owners().end()) return nullptr;
+    it->second.last_use = ++g_use_clock;
+    auto plan = it->second.plans.find(std::string(name));
+    return plan == it->second.plans.end() ? nullptr : plan->second;
 }
 
 SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::string& sql,
@@ -75,23 +92,42 @@ SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::
         PopOverrideSearchPath();
         return p;
     });
-    plans()[plan_key(owner, name)] = plan;
+    OwnerPlans& o = owners()[std::string(owner)];
+    o.last_use = ++g_use_clock;
+    o.plans[std::string(name)] = plan;
     return plan;
 }
 
 void forget_plans(std::string_view owner) {
-    std::string prefix(owner);
-    prefix.push_back('\x1f');
-    for (auto it = plans().begin(); it != plans().end();) {
-        if (it->first.compare(0, prefix.size(), prefix) == 0) {
-            SPIPlanPtr plan = it->second;
-            it = plans().erase(it);
-            pg_call([&] { SPI_freeplan(plan); });
-        } else {
-            ++it;
-        }
-    }
+    auto it = owners().find(std::string(owner));
+    if (it != owners().end()) free_owner(it);
 }
+
+int plan_cache_queues = 64;
+
+void trim_plans() {
+    if (g_plans_in_use > 0 || plan_cache_queues < 0) return;
+    // The catalog's owner ("") is never counted nor freed.
+    const std::size_t queues = cached_plan_queues();
+    const auto limit = static_cast<std::size_t>(plan_cache_queues);
+    // A quarter of slack: a trim sorts every owner, so not at each new queue.
+    if (queues <= limit + limit / 4) return;
+    std::vector<std::pair<uint64_t, std::string>> by_use;
+    for (const auto& [owner, o] : owners())
+        if (!owner.empty()) by_use.emplace_back(o.last_use, owner);
+    const std::size_t extra = queues - limit;
+    std::nth_element(by_use.begin(), by_use.begin() + (extra - 1), by_use.end());
+    for (std::size_t i = 0; i < extra; ++i) free_owner(owners().find(by_use[i].second));
+}
+
+std::size_t cached_plan_queues() { return owners().size() - owners().count(std::string()); }
+
+PlansInUse::PlansInUse() {
+    trim_plans();
+    ++g_plans_in_use;
+}
+
+PlansInUse::~PlansInUse() { --g_plans_in_use; }
 
 uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bool read_only,
                      long count) {
@@ -115,6 +151,25 @@ uint64_t spi_execute_latest(SPIPlanPtr plan, const Datum* values, const char* nu
         return static_cast<uint64_t>(SPI_processed);
     });
 }
+
+uint64_t spi_execute_once(const std::string& sql, std::initializer_list<Oid> argtypes,
+                          const Datum* values, const char* nulls, bool read_only, long count) {
+    Oid types[16];
+    int nargs = 0;
+    for (Oid t : argtypes) types[nargs++] = t;
+    const char* text = sql.c_str();
+    return pg_call([&] {
+        push_catalog_only_path();
+        int rc = SPI_execute_with_args(text, nargs, types, const_cast<Datum*>(values), nulls,
+                                       read_only, count);
+        PopOverrideSearchPath();
+        if (rc < 0)
+            elog(ERROR, "fetchq: SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+        return static_cast<uint64_t>(SPI_processed);
+    });
+}
+
+bool has_plans(std::string_view owner) { return owners().count(std::string(owner)) > 0; }
 
 uint64_t spi_execute_text(const std::string& sql, bool read_only) {
     const char* text = sql.c_str();

@@ -3,6 +3,7 @@
 // on the search path (callers' search_path can neither hijack nor replan us).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -35,6 +36,26 @@ SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::
 // Frees every plan of one owner (a dropped queue).
 void forget_plans(std::string_view owner);
 
+// How many queues' plans a backend keeps (fetchq.plan_cache_queues; -1: no
+// limit). Beyond it, with a quarter of slack, trim_plans() frees the plans
+// of the least recently used queues; they are prepared again when used.
+extern int plan_cache_queues;
+void trim_plans();
+// How many queues have plans kept now.
+std::size_t cached_plan_queues();
+
+// Marks a stretch of code that may hold plan pointers: the body of every
+// SQL-callable function and a worker's life. The outermost one trims first,
+// the only place where no pointer can be held; inner ones (a fetchq
+// function called by a trigger a fetchq statement fired) never trim.
+class PlansInUse {
+  public:
+    PlansInUse();
+    ~PlansInUse();
+    PlansInUse(const PlansInUse&) = delete;
+    PlansInUse& operator=(const PlansInUse&) = delete;
+};
+
 // Runs a prepared plan; returns SPI_processed. nulls: ' ' or 'n' per arg.
 uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bool read_only,
                      long count = 0);
@@ -45,6 +66,14 @@ uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bo
 // older snapshot showed, or it would outlive the invalidation that emptied it.
 uint64_t spi_execute_latest(SPIPlanPtr plan, const Datum* values, const char* nulls,
                             long count = 0);
+
+// Plans and runs SQL text with parameters for this call only: for what a
+// backend runs rarely on a queue, whose plan is not worth keeping (nor worth
+// pushing a busier queue's plans out of the cache).
+uint64_t spi_execute_once(const std::string& sql, std::initializer_list<Oid> argtypes,
+                          const Datum* values, const char* nulls, bool read_only, long count = 0);
+// True when plans of `owner` are kept now.
+bool has_plans(std::string_view owner);
 
 // Runs SQL text that takes no parameters (DDL built from quoted names).
 uint64_t spi_execute_text(const std::string& sql, bool read_only = false);

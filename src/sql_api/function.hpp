@@ -5,12 +5,16 @@
 #include "pg/guard.hpp"
 #include "pg/module.hpp"
 #include "pg/postgres.hpp"
+#include "pg/spi.hpp"
 
-#define FETCHQ_SQL_FUNCTION(sql_name, impl)                                           \
-    extern "C" {                                                                      \
-    PG_FUNCTION_INFO_V1(sql_name);                                                    \
-    Datum sql_name(PG_FUNCTION_ARGS) {                                                \
-        ::fetchq::pg::notice_if_not_preloaded();                                      \
-        return ::fetchq::pg::sql_entry([fcinfo]() -> Datum { return impl(fcinfo); }); \
-    }                                                                                 \
+#define FETCHQ_SQL_FUNCTION(sql_name, impl)                  \
+    extern "C" {                                             \
+    PG_FUNCTION_INFO_V1(sql_name);                           \
+    Datum sql_name(PG_FUNCTION_ARGS) {                       \
+        ::fetchq::pg::notice_if_not_preloaded();             \
+        return ::fetchq::pg::sql_entry([fcinfo]() -> Datum { \
+            ::fetchq::pg::PlansInUse in_use;                 \
+            return impl(fcinfo);                             \
+        });                                                  \
+    }                                                        \
     }

@@ -21,6 +21,7 @@
 #include "ops/queue_grants.hpp"
 #include "ops/stream_retention.hpp"
 #include "ops/queue_lifecycle.hpp"
+#include "worker/known_due.hpp"
 #include "worker/server_log.hpp"
 #include "worker/transaction.hpp"
 #include "worker/vacuum.hpp"
@@ -115,28 +116,32 @@ std::vector<Queue> list_queues(std::string* error) {
 // Earliest planned document, lock expiry, document expiry or end of
 // retention of a queue (DT_NOEND if none): one statement of partial-index
 // probes; those of finished documents only when their retention is set.
+// Planned for this call only unless the queue's plans are kept: an idle
+// queue read again now and then must not push busy queues' plans out.
 TimestampTz next_due(const std::string& queue) {
-    SPIPlanPtr plan = ops::queue_plan(
-        queue, "next_due",
-        [&] {
-            using namespace ops::status_sql;
-            const std::string docs = ops::docs_rel(queue);
-            const auto oldest = [&](const std::string& status, const char* retention) {
-                return "(SELECT min(last_iteration) FROM " + docs + " WHERE status = " + status +
-                       " AND q." + retention + " IS NOT NULL) + q." + retention;
-            };
-            return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
-                   " WHERE status = " + planned +
-                   " AND lock_upgrade IS NULL), (SELECT min(next_iteration) FROM " + docs +
-                   " WHERE status = " + active +
-                   " AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " + docs +
-                   " WHERE expires_at IS NOT NULL AND status IN " + waiting + "), " +
-                   oldest(completed, "completed_retention") + ", " +
-                   oldest(killed, "killed_retention") + ") FROM fetchq.queues q WHERE q.name = $1";
-        },
-        {TEXTOID});
+    const auto text = [&] {
+        using namespace ops::status_sql;
+        const std::string docs = ops::docs_rel(queue);
+        const auto oldest = [&](const std::string& status, const char* retention) {
+            return "(SELECT min(last_iteration) FROM " + docs + " WHERE status = " + status +
+                   " AND q." + retention + " IS NOT NULL) + q." + retention;
+        };
+        return "SELECT LEAST((SELECT min(next_iteration) FROM " + docs +
+               " WHERE status = " + planned +
+               " AND lock_upgrade IS NULL), (SELECT min(next_iteration) FROM " + docs +
+               " WHERE status = " + active +
+               " AND lock_upgrade IS NULL), (SELECT min(expires_at) FROM " + docs +
+               " WHERE expires_at IS NOT NULL AND status IN " + waiting + "), " +
+               oldest(completed, "completed_retention") + ", " +
+               oldest(killed, "killed_retention") + ") FROM fetchq.queues q WHERE q.name = $1";
+    };
     Datum name = pg::to_text(queue);
-    if (ops::queue_execute(queue, plan, &name, nullptr, true, 1) == 0) return DT_NOEND;
+    const uint64_t rows =
+        pg::has_plans(queue)
+            ? ops::queue_execute(queue, ops::queue_plan(queue, "next_due", text, {TEXTOID}), &name,
+                                 nullptr, true, 1)
+            : ops::queue_execute_once(queue, text(), {TEXTOID}, &name, nullptr, true, 1);
+    if (rows == 0) return DT_NOEND;
     bool isnull = false;
     Datum d = pg::spi_value(0, 1, &isnull);
     return isnull ? DT_NOEND : DatumGetTimestampTz(d);
@@ -196,13 +201,19 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         retry > now)
         return retry;
     TimestampTz due = DT_NOEND;
-    // An idle queue costs one statement (next_due): its tasks run only when
-    // something in it is due.
+    // An idle queue costs nothing while its due moment holds
+    // (worker/known_due.hpp), else one statement (next_due): its tasks run
+    // only when something in it is due.
+    if (known_due(q.name, GetCurrentTimestamp(), &due)) return due;
     std::string error;
-    if (in_spi_transaction(
-            q.owner, [&] { due = next_due(q.name); }, &error) &&
-        due > GetCurrentTimestamp())
-        return due;
+    DueReading reading = begin_due_reading();
+    const bool read = in_spi_transaction(
+        q.owner, [&] { due = next_due(q.name); }, &error);
+    if (read)
+        remember_due(q.name, reading, due);
+    else
+        forget_due_of(q.name);
+    if (read && due > GetCurrentTimestamp()) return due;
     const int32_t limit = settings.batch_size;
     for (int batch = 0; batch < 1000; ++batch) {
         // A cancel between two units is dropped, as in the main loop: it
@@ -214,6 +225,7 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         MaintenanceCounts counts;
         int64_t expired = 0, purged = 0;
         error.clear();
+        reading = begin_due_reading();
         bool ok = in_spi_transaction(
             q.owner,
             [&] {
@@ -224,6 +236,7 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
             },
             &error);
         if (!ok) {
+            forget_due_of(q.name);
             totals->failures++;
             totals->error = "queue " + q.name + ": " + error;
             log_failure(q.name, maintenance_of(q.name), error);
@@ -236,6 +249,7 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         if (!failure_log().empty()) log_recovery(q.name, maintenance_of(q.name));
         const bool more = counts.activated == limit || counts.rescheduled == limit ||
                           counts.killed == limit || expired == limit || purged >= limit;
+        remember_due(q.name, reading, due);
         if (!more) break;
     }
     return due;
@@ -459,8 +473,11 @@ TimestampTz run_round() {
     if (!error.empty()) {
         totals.failures++;
         totals.error = error;
-    } else if (!failure_log().empty()) {
-        forget_dropped_queues(queues);
+    } else {
+        if (!failure_log().empty()) forget_dropped_queues(queues);
+        std::vector<std::string> names;
+        for (const Queue& q : queues) names.push_back(q.name);
+        retain_known_dues(names);
     }
     static bool first_round = true;
     std::vector<std::string> dropped = release_ended_sessions(queues, first_round);

@@ -11,6 +11,7 @@
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/postgres.hpp"
+#include "pg/spi.hpp"
 
 extern "C" {
 #include "storage/lock.h"
@@ -39,10 +40,15 @@ bool in_transaction(Oid user, F&& f, std::string* error) {
             if (ops::settings.task_timeout_ms > 0)
                 enable_timeout_after(STATEMENT_TIMEOUT, ops::settings.task_timeout_ms);
         });
-        if (OidIsValid(user))
-            pg::as_user(user, f);
-        else
-            f();
+        {
+            // Each unit is the outermost user of plans: the plans of the
+            // least recently used queues go first (pg/spi.hpp).
+            pg::PlansInUse in_use;
+            if (OidIsValid(user))
+                pg::as_user(user, f);
+            else
+                f();
+        }
         pg::pg_call([&] {
             disable_timeout(STATEMENT_TIMEOUT, false);
             // A timer that fired after the unit's last interrupt check must
