@@ -31,9 +31,12 @@ void on_xact(XactEvent event, void*) {
         switch (event) {
             case XACT_EVENT_COMMIT:
                 at_commit();
+                // The moves first: a scheduler this commit wakes must find
+                // them recorded, or it would keep the queue's older due
+                // moment (worker/known_due.hpp).
+                record_activity_at_commit();
                 wake_scheduler_at_commit();
                 wake_pickers_at_commit();
-                record_activity_at_commit();
                 break;
             case XACT_EVENT_ABORT:
             case XACT_EVENT_PARALLEL_ABORT:

@@ -1,5 +1,7 @@
 #include "pg/spi.hpp"
 
+#include "pg/relcache_release.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 #include <utility>
@@ -25,11 +27,20 @@ std::unordered_map<std::string, OwnerPlans>& owners() {
 uint64_t g_use_clock = 0;
 int g_plans_in_use = 0;
 
-void free_owner(std::unordered_map<std::string, OwnerPlans>::iterator it) {
+// Frees the owner's plans; with release, also the relcache entries of the
+// relations they read (a queue trimmed out of the cache, not a dropped one,
+// whose entries its drop's invalidation frees).
+void free_owner(std::unordered_map<std::string, OwnerPlans>::iterator it, bool release) {
     std::vector<SPIPlanPtr> doomed;
-    for (auto& [name, plan] : it->second.plans) doomed.push_back(plan);
+    std::vector<Oid> relids;
+    for (auto& [name, plan] : it->second.plans) {
+        doomed.push_back(plan);
+        if (release)
+            for (Oid relid : plan_relations(plan)) relids.push_back(relid);
+    }
     owners().erase(it);
     for (SPIPlanPtr plan : doomed) pg_call([&] { SPI_freeplan(plan); });
+    if (release) release_relcache(relids, "fetchq_data");
 }
 
 // Only pg_catalog on the search path while we prepare or run our statements.
@@ -100,7 +111,7 @@ SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::
 
 void forget_plans(std::string_view owner) {
     auto it = owners().find(std::string(owner));
-    if (it != owners().end()) free_owner(it);
+    if (it != owners().end()) free_owner(it, false);
 }
 
 int plan_cache_queues = 64;
@@ -117,7 +128,7 @@ void trim_plans() {
         if (!owner.empty()) by_use.emplace_back(o.last_use, owner);
     const std::size_t extra = queues - limit;
     std::nth_element(by_use.begin(), by_use.begin() + (extra - 1), by_use.end());
-    for (std::size_t i = 0; i < extra; ++i) free_owner(owners().find(by_use[i].second));
+    for (std::size_t i = 0; i < extra; ++i) free_owner(owners().find(by_use[i].second), true);
 }
 
 std::size_t cached_plan_queues() { return owners().size() - owners().count(std::string()); }
