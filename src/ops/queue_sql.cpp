@@ -1,5 +1,7 @@
 #include "ops/queue_sql.hpp"
 
+#include "pg/relcache_release.hpp"
+
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "ops/counters.hpp"
@@ -120,6 +122,16 @@ bool table_allows(const std::string& name, AclMode mode, Oid role = InvalidOid) 
 }
 
 }  // namespace
+
+void release_queue_relcache(std::string_view queue) {
+    std::vector<Oid> relids;
+    for (const std::string& table :
+         {core::docs_table(queue), core::logs_table(queue), core::metrics_table(queue)}) {
+        const Oid relid = pg_call([&] { return data_relid(table.c_str()); });
+        if (OidIsValid(relid)) relids.push_back(relid);
+    }
+    release_relcache(relids, "fetchq_data");
+}
 
 bool queue_docs_allow(std::string_view queue, AclMode mode, Oid role) {
     return table_allows(core::docs_table(queue), mode, role);

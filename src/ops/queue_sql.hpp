@@ -36,6 +36,11 @@ uint64_t queue_execute_once(std::string_view queue, const std::string& sql,
                             std::initializer_list<Oid> argtypes, const Datum* values,
                             const char* nulls, bool read_only = false, long count = 0);
 
+// Frees this backend's relcache entries of the queue's tables and their
+// indexes (pg/relcache_release.hpp): after a statement on a queue this
+// backend uses rarely.
+void release_queue_relcache(std::string_view queue);
+
 // True when the queue is registered in fetchq.queues.
 bool queue_exists(std::string_view queue);
 // Raises "queue does not exist" unless it is registered.

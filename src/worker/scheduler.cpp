@@ -141,9 +141,10 @@ TimestampTz next_due(const std::string& queue) {
             ? ops::queue_execute(queue, ops::queue_plan(queue, "next_due", text, {TEXTOID}), &name,
                                  nullptr, true, 1)
             : ops::queue_execute_once(queue, text(), {TEXTOID}, &name, nullptr, true, 1);
-    if (rows == 0) return DT_NOEND;
-    bool isnull = false;
-    Datum d = pg::spi_value(0, 1, &isnull);
+    bool isnull = true;
+    const Datum d = rows == 0 ? (Datum)0 : pg::spi_value(0, 1, &isnull);
+    // What planning it put in the relcache goes too (ops/queue_sql.hpp).
+    if (!pg::has_plans(queue)) ops::release_queue_relcache(queue);
     return isnull ? DT_NOEND : DatumGetTimestampTz(d);
 }
 
