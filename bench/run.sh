@@ -29,6 +29,11 @@
 #   bench/run.sh --memory   private memory of a client backend and of the scheduler
 #                           for 10, 200 and 1,000 queues (bench/memory.py, ~3 min):
 #                           writes the "Memory per queue" block of docs/benchmarks.md
+#   bench/run.sh --held-horizon  pick 1 + complete and a producer while a REPEATABLE READ
+#                           transaction is held idle (bench/held_horizon.py, ~6 min a
+#                           system): throughput per 10 s slice for the floor, pgmq (with
+#                           PGMQ_SQL) and fetchq; writes the "Held xmin horizon" block
+#                           of docs/benchmarks.md
 #   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
 #                           the disk; prints and keeps its results under build/bench,
 #                           writes nothing under docs/
@@ -62,6 +67,7 @@ for arg in "$@"; do
     --privileges) mode=privileges ;;
     --streams) mode=streams ;;
     --memory) mode=memory ;;
+    --held-horizon) mode=held_horizon ;;
     --fsync) fsync=on ;;
     *) pass+=("$arg") ;;
     esac
@@ -139,7 +145,7 @@ fetch_reference() {
 mkdir -p "$OUT"
 systems=floor,floor_counted,reference,extension
 if [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ] ||
-    [ "$mode" = privileges ] || [ "$mode" = memory ]; then
+    [ "$mode" = privileges ] || [ "$mode" = memory ] || [ "$mode" = held_horizon ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
     systems=floor,floor_counted,reference,pgq,extension
@@ -151,7 +157,7 @@ fi
 # database at each run, never fetched or committed by this repository.
 pgmq_args=()
 case "$mode" in
-full | smoke | profile)
+full | smoke | profile | held_horizon)
     if [ -n "${PGMQ_SQL:-}" ]; then
         [ -f "$PGMQ_SQL" ] || die "PGMQ_SQL=$PGMQ_SQL: no such file"
         systems=${systems/extension/pgmq,extension}
@@ -165,7 +171,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-case "$mode" in workers | topics | pick_wait | privileges | streams | memory) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges | streams | memory | held_horizon) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -213,9 +219,9 @@ say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
 # The benchmarks of one feature: each writes its block of docs/benchmarks.md.
 case "$mode" in
-pick_wait | streams | privileges | topics | memory)
+pick_wait | streams | privileges | topics | memory | held_horizon)
     python3 "bench/$mode.py" --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
-        "${pass[@]}"
+        "${pgmq_args[@]}" "${pass[@]}"
     exit
     ;;
 esac
@@ -236,5 +242,6 @@ if [ "$mode" = smoke ]; then
     for script in topics pick_wait privileges streams memory; do
         python3 "bench/$script.py" --smoke || die "the $script smoke run failed"
     done
+    python3 bench/held_horizon.py --smoke "${pgmq_args[@]}" || die "the held_horizon smoke run failed"
 fi
 exit 0
