@@ -112,11 +112,12 @@ def run_system(s, baseline_s, hold_s, backlog):
                 next_sample += SLICE_S
             time.sleep(0.2)
         samples.append((time.time() - start, *table_stats(s.db, table)))
+        # Held until the clients end: the last slice is a held one too.
+        tps = progress(finish(consumers, f"{s.name} consumers"))[: total // SLICE_S]
+        finish(producer, f"{s.name} producer")
     finally:
         if holder is not None:
             release(holder)
-    tps = progress(finish(consumers, f"{s.name} consumers"))[: total // SLICE_S]
-    finish(producer, f"{s.name} producer")
     return rate, tps, samples
 
 
