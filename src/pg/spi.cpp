@@ -24,6 +24,15 @@ std::unordered_map<std::string, OwnerPlans>& owners() {
     return map;
 }
 
+// The parameter types of a statement, as SPI takes them (the counters'
+// statements take more than a fixed array of 16 would hold).
+struct ArgTypes {
+    std::vector<Oid> list;
+    explicit ArgTypes(std::initializer_list<Oid> types) : list(types) {}
+    int n() const { return static_cast<int>(list.size()); }
+    Oid* oids() { return list.data(); }
+};
+
 uint64_t g_use_clock = 0;
 int g_plans_in_use = 0;
 
@@ -86,9 +95,7 @@ SPIPlanPtr lookup_plan(std::string_view owner, std::string_view name) {
 
 SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::string& sql,
                       std::initializer_list<Oid> argtypes) {
-    Oid types[16];
-    int nargs = 0;
-    for (Oid t : argtypes) types[nargs++] = t;
+    ArgTypes types(argtypes);
     const char* text = sql.c_str();
     SPIPlanPtr plan = pg_call([&] {
         push_catalog_only_path();
@@ -96,7 +103,7 @@ SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::
         // whatever the parameters, and with a parameter LIMIT the plan cache
         // would otherwise judge the generic plan too costly and plan every
         // call again (measured: ~50 us of a 200 us doc_pick).
-        SPIPlanPtr p = SPI_prepare_cursor(text, nargs, types, CURSOR_OPT_GENERIC_PLAN);
+        SPIPlanPtr p = SPI_prepare_cursor(text, types.n(), types.oids(), CURSOR_OPT_GENERIC_PLAN);
         if (p == nullptr)
             elog(ERROR, "fetchq: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
         SPI_keepplan(p);
@@ -165,14 +172,12 @@ uint64_t spi_execute_latest(SPIPlanPtr plan, const Datum* values, const char* nu
 
 uint64_t spi_execute_once(const std::string& sql, std::initializer_list<Oid> argtypes,
                           const Datum* values, const char* nulls, bool read_only, long count) {
-    Oid types[16];
-    int nargs = 0;
-    for (Oid t : argtypes) types[nargs++] = t;
+    ArgTypes types(argtypes);
     const char* text = sql.c_str();
     return pg_call([&] {
         push_catalog_only_path();
-        int rc = SPI_execute_with_args(text, nargs, types, const_cast<Datum*>(values), nulls,
-                                       read_only, count);
+        int rc = SPI_execute_with_args(text, types.n(), types.oids(), const_cast<Datum*>(values),
+                                       nulls, read_only, count);
         PopOverrideSearchPath();
         if (rc < 0)
             elog(ERROR, "fetchq: SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
