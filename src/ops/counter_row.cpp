@@ -4,15 +4,21 @@ extern "C" {
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "catalog/index.h"
 #include "common/int.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 }
+
+#include <string>
+#include <unordered_map>
 
 #include "pg/guard.hpp"
 
@@ -35,6 +41,8 @@ struct RowChange {
     int16 slot;
     int count;
     ColumnChange changes[kColumns];
+    ItemPointerData known;    // a version of the row this backend wrote, or invalid
+    ItemPointerData written;  // out: the version this change wrote
 };
 
 AttrNumber attnum_of(TupleDesc desc, const char* name) {
@@ -85,13 +93,37 @@ void insert_index_entry(Relation rel, Relation index, HeapTuple tuple) {
     index_insert(index, values, nulls, &tuple->t_self, rel, UNIQUE_CHECK_YES, false, info);
 }
 
-// One attempt: find the row in a fresh snapshot and update it, waiting for
-// a transaction that holds it, as UPDATE does. TM_Ok means the version read
-// was the newest, so the sums are right; a row updated or deleted by a
-// transaction that committed after the snapshot means another attempt.
-Outcome try_update(Relation rel, Relation index, const RowChange* change) {
+// The row's version visible to `snapshot`, found from change->known by
+// following the update chain: a few steps, where an index lookup walks every
+// version of the row that no one may prune yet (under a held xmin horizon,
+// thousands). False when the address no longer leads to the row (vacuumed,
+// reused, the table rewritten); the index lookup then finds it.
+bool fetch_from_known(Relation rel, Snapshot snapshot, const RowChange* change, HeapTuple tuple,
+                      Buffer* buffer) {
+    if (!ItemPointerIsValid(&change->known)) return false;
+    ItemPointerData tid = change->known;
+    TableScanDesc scan = table_beginscan_tid(rel, snapshot);
+    const bool valid = table_tuple_tid_valid(scan, &tid);
+    if (valid) table_tuple_get_latest_tid(scan, &tid);
+    table_endscan(scan);
+    if (!valid) return false;
+    tuple->t_self = tid;
+    if (!heap_fetch(rel, snapshot, tuple, buffer, false)) return false;
     TupleDesc desc = RelationGetDescr(rel);
-    Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+    bool null_queue = false, null_slot = false;
+    const Datum queue = heap_getattr(tuple, attnum_of(desc, "queue"), desc, &null_queue);
+    const Datum slot = heap_getattr(tuple, attnum_of(desc, "slot"), desc, &null_slot);
+    // The column's collation is deterministic: equal means equal bytes.
+    if (!null_queue && !null_slot && DatumGetInt16(slot) == change->slot &&
+        DatumGetBool(DirectFunctionCall2(byteaeq, queue, PointerGetDatum(change->queue))))
+        return true;
+    ReleaseBuffer(*buffer);
+    return false;
+}
+
+// The row by its primary key; the returned copy is the caller's.
+HeapTuple fetch_by_key(Relation rel, Relation index, Snapshot snapshot, const RowChange* change) {
+    TupleDesc desc = RelationGetDescr(rel);
     ScanKeyData keys[2];
     const AttrNumber queue_att = attnum_of(desc, "queue");
     ScanKeyInit(&keys[0], queue_att, BTEqualStrategyNumber, F_TEXTEQ,
@@ -103,16 +135,38 @@ Outcome try_update(Relation rel, Relation index, const RowChange* change) {
                 Int16GetDatum(change->slot));
     SysScanDesc scan = systable_beginscan(rel, RelationGetRelid(index), true, snapshot, 2, keys);
     HeapTuple found = systable_getnext(scan);
+    if (found) found = heap_copytuple(found);
+    systable_endscan(scan);
+    return found;
+}
+
+// One attempt: find the row in a fresh snapshot and update it, waiting for
+// a transaction that holds it, as UPDATE does. TM_Ok means the version read
+// was the newest, so the sums are right; a row updated or deleted by a
+// transaction that committed after the snapshot means another attempt.
+Outcome try_update(Relation rel, Relation index, RowChange* change) {
+    Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+    HeapTupleData known;
+    Buffer buffer = InvalidBuffer;
+    HeapTuple updated = nullptr;
+    ItemPointerData old_tid;
+    if (fetch_from_known(rel, snapshot, change, &known, &buffer)) {
+        old_tid = known.t_self;
+        updated = changed_tuple(rel, &known, change);
+        ReleaseBuffer(buffer);
+    } else if (HeapTuple found = fetch_by_key(rel, index, snapshot, change)) {
+        old_tid = found->t_self;
+        updated = changed_tuple(rel, found, change);
+    }
     Outcome outcome = Outcome::kMissing;
-    if (found) {
-        ItemPointerData old_tid = found->t_self;
-        HeapTuple updated = changed_tuple(rel, found, change);
+    if (updated) {
         TM_FailureData failure;
         LockTupleMode mode;
         const TM_Result result = heap_update(rel, &old_tid, updated, GetCurrentCommandId(true),
                                              InvalidSnapshot, true, &failure, &mode);
         if (result == TM_Ok) {
             if (!HeapTupleIsHeapOnly(updated)) insert_index_entry(rel, index, updated);
+            change->written = updated->t_self;
             outcome = Outcome::kUpdated;
         } else if (result == TM_Updated || result == TM_Deleted) {
             outcome = Outcome::kRetry;
@@ -121,7 +175,6 @@ Outcome try_update(Relation rel, Relation index, const RowChange* change) {
                  static_cast<int>(result));
         }
     }
-    systable_endscan(scan);
     UnregisterSnapshot(snapshot);
     return outcome;
 }
@@ -165,13 +218,22 @@ void open_counters(CounterTable* t, bool check_caller) {
 
 // Outcome::kMissing also when the table is not usable(): the caller's
 // INSERT ... ON CONFLICT DO UPDATE then adds the changes.
-bool update_row(const CounterTable* t, const RowChange* change) {
+bool update_row(const CounterTable* t, RowChange* change) {
     if (t->index == nullptr) return false;
     Outcome outcome;
     while ((outcome = try_update(t->rel, t->index, change)) == Outcome::kRetry)
         CHECK_FOR_INTERRUPTS();
     return outcome == Outcome::kUpdated;
 }
+
+// Per queue, where this backend last wrote its counter row (and in which
+// slot): the start of the next update's search (fetch_from_known). Only a
+// hint, checked before use.
+struct KnownRow {
+    int16 slot;
+    ItemPointerData tid;
+};
+std::unordered_map<std::string, KnownRow> g_known_rows;
 
 }  // namespace
 
@@ -196,12 +258,16 @@ bool counter_row_add(const CounterTable& t, const core::CounterRow& row, int16 s
         if (!row.deltas[i]) continue;
         change.changes[change.count++] = {core::kCounterColumns[i].data(), *row.deltas[i]};
     }
+    KnownRow& known = g_known_rows[row.queue];
+    if (known.slot == slot) change.known = known.tid;
     const char* queue = row.queue.c_str();
     const int length = static_cast<int>(row.queue.size());
-    return pg_call([&] {
+    const bool updated = pg_call([&] {
         change.queue = cstring_to_text_with_len(queue, length);
         return update_row(&t, &change);
     });
+    known = {slot, change.written};
+    return updated;
 }
 
 }  // namespace fetchq::ops

@@ -1,7 +1,10 @@
 // Adds a transaction's changes to its counter row of fetchq.counters without
-// going through the executor: one index lookup and a (HOT) update, done at
-// every commit that changed a queue, so its cost is the counters' whole cost
-// on single-document operations.
+// going through the executor: a lookup and a (HOT) update, done at every
+// commit that changed a queue, so its cost is the counters' whole cost on
+// single-document operations. The lookup starts from the version this backend
+// wrote last and follows the update chain, so that it stays short under a held
+// xmin horizon, when no version can be pruned; the primary key is the
+// fallback.
 #pragma once
 
 #include <cstdint>
