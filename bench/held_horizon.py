@@ -149,10 +149,15 @@ def main():
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--doc")
     ap.add_argument("--command", default="bench/run.sh --held-horizon")
+    ap.add_argument("--systems", help="comma-separated subset of floor,pgmq,extension "
+                                      "(a subset writes no block)")
     a = ap.parse_args()
     if a.smoke:
         a.baseline, a.hold, a.backlog = 10, 10, 20_000
     names = ["floor"] + (["pgmq"] if a.pgmq_sql else []) + ["extension"]
+    if a.systems:
+        names = [n for n in names if n in a.systems.split(",")]
+        a.doc = None
     table_rows, summary = [], []
     try:
         with tempfile.TemporaryDirectory() as tmp:

@@ -3,6 +3,7 @@
 // launcher (only when preloaded), and wires the transaction callbacks that
 // write the counters of a commit and wake the scheduler.
 #include "ops/counters.hpp"
+#include "ops/pick_start.hpp"
 #include "ops/pick_wake.hpp"
 #include "ops/queue_activity.hpp"
 #include "ops/catalog_cache.hpp"
@@ -36,10 +37,13 @@ void on_xact(XactEvent event, void*) {
                 // moment (worker/known_due.hpp).
                 record_activity_at_commit();
                 wake_scheduler_at_commit();
+                // Where picks start before the waiting picks are woken.
+                publish_pick_changes_at_commit();
                 wake_pickers_at_commit();
                 break;
             case XACT_EVENT_ABORT:
             case XACT_EVENT_PARALLEL_ABORT:
+                publish_pick_changes_at_abort();
                 wake_pickers_at_abort();
                 at_abort();
                 forget_due();
@@ -47,6 +51,9 @@ void on_xact(XactEvent event, void*) {
                 forget_activity();
                 break;
             case XACT_EVENT_PREPARE:
+                // Its outcome comes without callbacks: what it changes is
+                // found by picks from the beginning (ops/pick_start.cpp).
+                forget_pick_changes();
                 at_abort();
                 forget_due();
                 forget_pickable();
@@ -56,6 +63,13 @@ void on_xact(XactEvent event, void*) {
                 break;
         }
     });
+}
+
+// A savepoint rolled back: documents it had taken are pending again.
+void on_subxact(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (event != SUBXACT_EVENT_ABORT_SUB) return;
+    fetchq::pg::callback_entry(WARNING, "subxact_pick_callback",
+                               [] { fetchq::ops::pick_changes_at_subabort(); });
 }
 
 }  // namespace
@@ -69,6 +83,7 @@ extern "C" PGDLLEXPORT void _PG_init(void) {
     fetchq::ops::metrics_register_callbacks();
     fetchq::ops::catalog_generation_register();
     RegisterXactCallback(on_xact, nullptr);
+    RegisterSubXactCallback(on_subxact, nullptr);
     if (!preloaded) return;
     fetchq::ops::request_shared_memory();
     fetchq::ops::install_shmem_hooks();

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/pick_start.hpp"
 #include "pg/postgres.hpp"
 
 namespace fetchq::ops {
@@ -13,7 +14,12 @@ namespace fetchq::ops {
 // returns how many, their rows in SPI_tuptable (subject, payload, version,
 // priority, attempts, iterations, created_at, last_iteration,
 // next_iteration, lock_upgrade). Needs an SPI connection.
+// Picks start where the documents still to take begin (ops/pick_start.hpp).
 uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval* lock,
               bool session_bound);
+
+// From doc_pick_position, for each document the running pick takes: its
+// place in pick order before the pick (known: no NULL in it).
+void note_pick_position(bool known, const core::PickKey& key);
 
 }  // namespace fetchq::ops

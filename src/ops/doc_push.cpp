@@ -1,11 +1,13 @@
 #include "ops/doc_push.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
 #include "core/error.hpp"
 #include "ops/doc_moves.hpp"
 #include "ops/doc_status_sql.hpp"
+#include "ops/pick_start.hpp"
 #include "ops/queue_defaults.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/route_delivery.hpp"
@@ -23,12 +25,36 @@ DocStatus status_for(TimestampTz next_iteration) {
                                                                    : DocStatus::kPlanned;
 }
 
+// `top_priority`: the highest of the pushed documents' (none: a NULL one,
+// which picks take first), so that the first of them in pick order is no
+// earlier than (top_priority, next_iteration, 0).
 void count_pushed(const std::string& queue, int32_t version, DocStatus status, int64_t n,
-                  TimestampTz next_iteration) {
+                  TimestampTz next_iteration, std::optional<int32_t> top_priority) {
     if (n == 0) return;
     // A planned document: the scheduler must be awake when it becomes due.
     if (status == DocStatus::kPlanned) note_due(next_iteration);
-    count_move(queue, core::DocMove::kPush, status, n, version);
+    const core::PickKey earliest{top_priority.value_or(0), next_iteration, 0};
+    count_move(queue, core::DocMove::kPush, status, n, version, top_priority ? &earliest : nullptr);
+}
+
+// The highest of a batch's priorities; none when one is NULL, or missing
+// (unnest pads the shorter arrays with NULLs).
+std::optional<int32_t> top_priority(Datum subjects, Datum priorities) {
+    int32 top = PG_INT32_MIN;
+    const bool complete = pg_call([&] {
+        Datum* p = nullptr;
+        bool* nulls = nullptr;
+        int n = 0;
+        deconstruct_array(DatumGetArrayTypeP(priorities), INT4OID, 4, true, TYPALIGN_INT, &p,
+                          &nulls, &n);
+        ArrayType* s = DatumGetArrayTypeP(subjects);
+        for (int i = 0; i < n; ++i) {
+            if (nulls[i]) return false;
+            top = std::max(top, DatumGetInt32(p[i]));
+        }
+        return n >= ArrayGetNItems(ARR_NDIM(s), ARR_DIMS(s));
+    });
+    return complete ? std::optional<int32_t>(top) : std::nullopt;
 }
 
 // Expiry of pushed documents: the given one, else now() + the queue's
@@ -151,7 +177,7 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
                        TimestampTzGetDatum(expires_at ? *expires_at : 0)};
     char nulls[7] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n'};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
-    count_pushed(queue, version, status, n, next_iteration);
+    count_pushed(queue, version, status, n, next_iteration, priority);
     // Only a document that arrived is routed: a duplicate subject did not.
     if (n > 0 && !routes->routes.empty()) deliver(*routes, arrival());
     return n;
@@ -192,7 +218,9 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
                        TimestampTzGetDatum(expires_at ? *expires_at : 0)};
     const char nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', expires_at ? ' ' : 'n'};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
-    count_pushed(queue, version, status, n, next_iteration);
+    count_pushed(
+        queue, version, status, n, next_iteration,
+        n > 0 && status == DocStatus::kPending ? top_priority(subjects, priorities) : std::nullopt);
     if (routed && n > 0)
         deliver(*routes,
                 returned_arrivals(static_cast<uint64_t>(n), version, next_iteration, expires_at));
@@ -218,6 +246,11 @@ int64_t update_not_active(const std::string& queue, const std::string& subject, 
     // not at the time it was sleeping until.
     if (updated > 0 && spi_int(0, 1) == core::status_code(DocStatus::kPlanned))
         note_due(next_iteration);
+    // A pending document moved in pick order, to anywhere; locked until then.
+    if (updated > 0 && spi_int(0, 1) == core::status_code(DocStatus::kPending)) {
+        note_pending_locked(queue);
+        note_pickable_anywhere(queue);
+    }
     return updated;
 }
 

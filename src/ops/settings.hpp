@@ -17,6 +17,8 @@ struct Settings {
     int vacuum_interval_ms = 60000;  // fetchq.vacuum_interval (sighup)
     // fetchq.notify_document_data: subjects in per-queue NOTIFY payloads (superuser)
     bool notify_document_data = true;
+    // fetchq.pick_start_max_age: how long a pick start is used (user)
+    int pick_start_max_age_ms = 1000;
 };
 
 extern Settings settings;

@@ -2,6 +2,7 @@
 
 #include "pg/guard.hpp"
 
+#include "ops/pick_start.hpp"
 #include "ops/pick_wake.hpp"
 #include "ops/queue_activity.hpp"
 #include "ops/settings.hpp"
@@ -27,6 +28,7 @@ Size shared_size() {
 void request_shmem() {
     RequestAddinShmemSpace(shared_size());
     RequestAddinShmemSpace(pick_wake_shmem_size());
+    RequestAddinShmemSpace(pick_start_shmem_size());
     RequestAddinShmemSpace(queue_activity_shmem_size());
     RequestNamedLWLockTranche("fetchq", 1);
 }
@@ -53,6 +55,7 @@ void init_shmem() {
         g_shared->nslots = settings.max_databases;
     }
     pick_wake_shmem_init();
+    pick_start_shmem_init();
     queue_activity_shmem_init();
     LWLockRelease(AddinShmemInitLock);
 }

@@ -13,6 +13,10 @@
 #include "ops/doc_status_sql.hpp"
 #include "ops/doc_moves.hpp"
 
+extern "C" {
+#include "common/int.h"
+}
+
 namespace fetchq::sql_api {
 namespace {
 
@@ -67,3 +71,24 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
 }  // namespace fetchq::sql_api
 
 FETCHQ_SQL_FUNCTION(fetchq_doc_pick, fetchq::sql_api::doc_pick)
+
+// doc_pick_position(priority, next_iteration, attempts) -> attempts + 1: in
+// the SET list of doc_pick's statement, where it sees each document's place
+// in pick order before the pick changes it (ops/doc_pick.hpp). Outside a
+// pick it changes nothing: the next pick starts afresh. Plain C: nothing
+// here throws, and it runs once per document taken.
+extern "C" {
+PG_FUNCTION_INFO_V1(fetchq_doc_pick_position);
+Datum fetchq_doc_pick_position(PG_FUNCTION_ARGS) {
+    const bool known = !PG_ARGISNULL(0) && !PG_ARGISNULL(1) && !PG_ARGISNULL(2);
+    fetchq::core::PickKey key;
+    if (known) key = {PG_GETARG_INT32(0), PG_GETARG_TIMESTAMPTZ(1), PG_GETARG_INT32(2)};
+    fetchq::ops::note_pick_position(known, key);
+    if (PG_ARGISNULL(2)) PG_RETURN_NULL();
+    int32 attempts = 0;
+    if (pg_add_s32_overflow(PG_GETARG_INT32(2), 1, &attempts))
+        ereport(ERROR,
+                (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("integer out of range")));
+    PG_RETURN_INT32(attempts);
+}
+}

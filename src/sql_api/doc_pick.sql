@@ -46,3 +46,11 @@ AS 'MODULE_PATHNAME', 'fetchq_doc_pick' LANGUAGE C VOLATILE ROWS 10;
 CREATE PROCEDURE fetchq.doc_pick_wait(queue VARCHAR, version INTEGER, "limit" INTEGER,
     lock INTERVAL, wait INTERVAL, OUT docs JSONB)
 AS 'MODULE_PATHNAME', 'fetchq_doc_pick_wait' LANGUAGE C;
+
+-- Internal: in doc_pick's statement, notes where each taken document stood
+-- in pick order (so that the next pick starts there) and returns
+-- attempts + 1. Called alone it changes nothing.
+CREATE FUNCTION fetchq.doc_pick_position(priority INTEGER,
+    next_iteration TIMESTAMP WITH TIME ZONE, attempts INTEGER)
+RETURNS INTEGER
+AS 'MODULE_PATHNAME', 'fetchq_doc_pick_position' LANGUAGE C VOLATILE PARALLEL UNSAFE;

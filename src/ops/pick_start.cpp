@@ -1,0 +1,195 @@
+#include "ops/pick_start.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ops/queue_slots.hpp"
+#include "ops/settings.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "common/hashfn.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+}
+
+namespace fetchq::ops {
+
+namespace {
+
+constexpr uint32 kSlots = 1024;
+
+struct StartSlot {
+    slock_t mutex;
+    Oid database;
+    char queue[64];  // the queue whose start `state` holds
+    core::PickStart state;
+};
+
+StartSlot* g_slots = nullptr;
+
+// This transaction's changes, by queue: to publish after its commit, and the
+// queues whose pending documents it locked, to publish after its abort.
+std::map<std::string, core::PickableChange, std::less<>> g_at_commit;
+std::map<std::string, bool, std::less<>> g_locked;
+
+bool owns(const StartSlot& slot, std::string_view queue) {
+    return slot.database == MyDatabaseId && queue.size() < sizeof(slot.queue) &&
+           queue.compare(slot.queue) == 0;
+}
+
+void set_owner(StartSlot& slot, std::string_view queue) {
+    slot.database = MyDatabaseId;
+    const std::size_t n = std::min(queue.size(), sizeof(slot.queue) - 1);
+    memcpy(slot.queue, queue.data(), n);
+    slot.queue[n] = '\0';
+}
+
+StartSlot& slot_of(std::string_view queue) { return g_slots[queue_slot(queue, kSlots)]; }
+
+uint32 queue_hash(std::string_view queue) {
+    return hash_bytes(reinterpret_cast<const unsigned char*>(queue.data()),
+                      static_cast<int>(queue.size()));
+}
+
+void publish(std::string_view queue, const core::PickableChange& change) {
+    StartSlot& slot = slot_of(queue);
+    const uint32 hash = queue_hash(queue);
+    SpinLockAcquire(&slot.mutex);
+    core::record_change(slot.state, owns(slot, queue), hash, change);
+    SpinLockRelease(&slot.mutex);
+}
+
+// The readings of this backend not finished yet (slot, reader), ended at
+// exit if an error skipped their finish (a FATAL error unwinds nothing).
+struct OpenReading {
+    uint32 slot;
+    int reader;
+};
+std::vector<OpenReading> g_open;
+
+void forget_open(uint32 slot, int reader) {
+    for (auto it = g_open.begin(); it != g_open.end(); ++it)
+        if (it->slot == slot && it->reader == reader) {
+            g_open.erase(it);
+            return;
+        }
+}
+
+void end_open_readings(int, Datum) {
+    for (const OpenReading& r : g_open) {
+        StartSlot& slot = g_slots[r.slot];
+        SpinLockAcquire(&slot.mutex);
+        slot.state.readers[r.reader] = core::PickReader{};
+        SpinLockRelease(&slot.mutex);
+    }
+    g_open.clear();
+}
+
+void ensure_exit_hook() {
+    static bool registered = false;
+    if (registered) return;
+    before_shmem_exit(end_open_readings, 0);
+    registered = true;
+}
+
+void note(std::string_view queue, const core::PickableChange& change) {
+    if (g_slots == nullptr) return;
+    auto it = g_at_commit.find(queue);
+    if (it == g_at_commit.end())
+        g_at_commit.emplace(std::string(queue), change);
+    else
+        it->second = core::merged(it->second, change);
+}
+
+}  // namespace
+
+Size pick_start_shmem_size() { return mul_size(sizeof(StartSlot), kSlots); }
+
+void pick_start_shmem_init() {
+    bool found = false;
+    g_slots = static_cast<StartSlot*>(
+        ShmemInitStruct("fetchq pick start", pick_start_shmem_size(), &found));
+    if (found) return;
+    for (uint32 i = 0; i < kSlots; ++i) {
+        SpinLockInit(&g_slots[i].mutex);
+        g_slots[i].database = InvalidOid;
+        g_slots[i].queue[0] = '\0';
+        g_slots[i].state = core::PickStart{};
+    }
+}
+
+void note_pickable_at(std::string_view queue, int32_t version, const core::PickKey& earliest) {
+    note(queue, core::PickableChange{true, version, earliest});
+}
+
+void note_pickable_anywhere(std::string_view queue) { note(queue, core::PickableChange{}); }
+
+void note_pending_locked(std::string_view queue) {
+    if (g_slots != nullptr && g_locked.find(queue) == g_locked.end())
+        g_locked.emplace(std::string(queue), true);
+}
+
+void publish_pick_changes_at_commit() {
+    for (const auto& [queue, change] : g_at_commit) publish(queue, change);
+    forget_pick_changes();
+}
+
+void publish_pick_changes_at_abort() {
+    for (const auto& entry : g_locked) publish(entry.first, core::PickableChange{});
+    forget_pick_changes();
+}
+
+// The documents locked so far may be pending again at the commit.
+void pick_changes_at_subabort() {
+    for (const auto& entry : g_locked) note_pickable_anywhere(entry.first);
+}
+
+void forget_pick_changes() {
+    g_at_commit.clear();
+    g_locked.clear();
+}
+
+// A start older than fetchq.pick_start_max_age is not used: a pick from the
+// beginning finds what no change reported (plain SQL on the queue's table, a
+// prepared transaction's outcome) and sets a new one.
+PickStartReading::PickStartReading(std::string_view queue, int32_t version) : version_(version) {
+    const int max_age_ms = settings.pick_start_max_age_ms;
+    if (g_slots == nullptr || g_at_commit.find(queue) != g_at_commit.end()) return;
+    const int64 now = GetCurrentTimestamp();
+    const int64 max_age = max_age_ms < 0 ? PG_INT64_MAX : int64{max_age_ms} * 1000;
+    slot_ = queue_slot(queue, kSlots);
+    StartSlot& slot = g_slots[slot_];
+    ensure_exit_hook();
+    SpinLockAcquire(&slot.mutex);
+    seen_ =
+        core::begin_pick(slot.state, owns(slot, queue), queue_hash(queue), version, now, max_age);
+    if (seen_.reader >= 0) g_open.push_back({slot_, seen_.reader});
+    SpinLockRelease(&slot.mutex);
+    // 0: read as a reader, but start from the beginning.
+    if (max_age_ms == 0) seen_.key.reset();
+    open_ = seen_.reader >= 0;
+    owner_.assign(queue.data(), queue.size());
+}
+
+PickStartReading::~PickStartReading() {
+    if (open_) finish(nullptr);
+}
+
+void PickStartReading::finish(const core::PickKey* first) {
+    if (!open_) return;
+    open_ = false;
+    // A snapshot taken before the start was read (REPEATABLE READ,
+    // SERIALIZABLE) may have missed changes published before the reading.
+    if (IsolationUsesXactSnapshot()) first = nullptr;
+    const int64 now = GetCurrentTimestamp();
+    StartSlot& slot = g_slots[slot_];
+    SpinLockAcquire(&slot.mutex);
+    if (core::finish_pick(slot.state, seen_, version_, first, now)) set_owner(slot, owner_);
+    SpinLockRelease(&slot.mutex);
+    forget_open(slot_, seen_.reader);
+}
+
+}  // namespace fetchq::ops
