@@ -2,7 +2,9 @@
 -- whatever moved a document before that place, the next pick takes it, as a
 -- pick from the beginning of the queue would.
 SET client_min_messages = warning;
--- No fallback to a pick from the beginning, however slow this run.
+-- A start from the first pick on (no dead prefix needed), and no renewal
+-- by a pick from the beginning, however slow this run.
+SET fetchq.pick_start_threshold = 0;
 SET fetchq.pick_start_max_age = -1;
 SELECT was_created FROM fetchq.queue_create('ps_q');
 CREATE FUNCTION pg_temp.push(subject TEXT, ago INTERVAL, priority INTEGER DEFAULT 0)
@@ -57,6 +59,20 @@ BEGIN;
 SELECT pg_temp.push('t0', '1 day');
 SELECT pg_temp.pick();
 COMMIT;
+
+-- a document rejected with a delay is pending but not due: picks pass it
+-- (here from priority 9 on into priority 0) and take it once it is due
+SELECT pg_temp.push('m5', '1 s', 5);
+SELECT pg_temp.pick();  -- m5
+SELECT fetchq.doc_reject('ps_q', 'm5', 'later', '{}', delay => '1 second');
+SELECT pg_temp.push('h9a', '2 s', 9), pg_temp.push('h9b', '1 s', 9),
+       pg_temp.push('low1', '2 s'), pg_temp.push('low2', '1 s');
+SELECT pg_temp.pick();  -- h9a
+SELECT pg_temp.pick();  -- h9b
+SELECT pg_temp.pick();  -- low1
+SELECT pg_sleep(1.2);
+SELECT pg_temp.pick();  -- m5, now due
+SELECT pg_temp.pick();  -- low2
 
 -- killed (a rejection past max_attempts), then retried: pending again
 SELECT fetchq.doc_push('ps_q', 'k1', 0, 0, now() - interval '2 s', '{}');

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Where picks start (ops/pick_start.hpp). Concurrent producers (out-of-order
 # commits, higher priorities, rollbacks) and consumers (picks, rolled-back
-# picks and savepoints, reschedules) on one queue, with no fallback to a pick
-# from the beginning: afterwards no due document is left behind the start.
-# A document inserted by plain SQL is found once the start is older than
-# fetchq.pick_start_max_age. Under a held xmin horizon, a pick reads a
-# handful of index entries where a pick from the beginning reads every
-# document taken before.
+# picks and savepoints, reschedules) on one queue, with a start from the
+# first pick and no renewal: afterwards no due document is left behind the
+# start. A document inserted by plain SQL is seen at once with the default
+# settings on a queue with no dead prefix, and, from a start, once a renewal
+# comes. Under a held xmin horizon the default settings engage a start by
+# themselves, and a pick then reads a handful of index entries where a pick
+# from the beginning reads every document taken before.
 # Env: PGHOST PGPORT PGUSER of a server with shared_preload_libraries =
 # 'fetchq'; $1: a database where CREATE EXTENSION fetchq was run.
 set -euo pipefail
@@ -26,7 +27,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-strict="-c fetchq.pick_start_max_age=-1"
+strict="-c fetchq.pick_start_threshold=0 -c fetchq.pick_start_max_age=-1"
 
 q "SELECT fetchq.queue_create('ps')" >/dev/null
 
@@ -99,16 +100,35 @@ run pick.sql
 echo "# the same with picks rolled back, savepoints rolled back and reschedules"
 run consume.sql
 
-echo "# plain SQL on the queue's table is seen by a pick from the beginning"
+echo "# plain SQL on the queue's table"
+# sql_doc QUEUE SUBJECT: a pending document due a day ago, inserted by SQL.
+sql_doc() {
+    q "INSERT INTO fetchq_data.$1__docs (subject, version, priority, status, next_iteration, payload, created_at)
+       VALUES ('$2', 0, 0, 1, now() - interval '1 day', '{}', now())" >/dev/null
+}
+q "SELECT fetchq.queue_create('ps_plain')" >/dev/null
+q "SELECT fetchq.doc_push('ps_plain', 'p' || g, 0, 0, now() - interval '1 minute' + g * interval '1 s', '{}') FROM generate_series(1, 3) g" >/dev/null
+check "default settings, no dead prefix: a pick takes the first document" \
+    "$(q "SELECT subject FROM fetchq.doc_pick('ps_plain', 0, 1, '5m')")" p1
+sql_doc ps_plain by_sql
+check "... and a document inserted by SQL before it at once, as Fetchq 4 would" \
+    "$(q "SELECT subject FROM fetchq.doc_pick('ps_plain', 0, 1, '5m')")" by_sql
+
 q "SELECT fetchq.doc_push('ps', 'late', 0, 0, now(), '{}')" >/dev/null
-check "a pick takes the last pushed document (the start is set)" \
+check "from a start: a pick takes the last pushed document" \
     "$(PGOPTIONS="$strict" q "SELECT subject FROM fetchq.doc_pick('ps', 0, 1, '5m')")" late
-q "INSERT INTO fetchq_data.ps__docs (subject, version, priority, status, next_iteration, payload, created_at)
-   VALUES ('by_sql', 0, 0, 1, now() - interval '1 day', '{}', now())" >/dev/null
-check "... a document inserted by SQL before the start is not seen with no fallback" \
+sql_doc ps by_sql
+check "... a document inserted by SQL before the start is not seen from it" \
     "$(PGOPTIONS="$strict" q "SELECT count(*) FROM fetchq.doc_pick('ps', 0, 1, '5m')")" 0
-wait_for "... and is picked once the start is older than fetchq.pick_start_max_age (1 s)" 10 \
-    "SELECT subject FROM fetchq.doc_pick('ps', 0, 1, '5m')" by_sql
+renewed=
+for _ in $(seq 1 50); do
+    got=$(PGOPTIONS="-c fetchq.pick_start_threshold=0 -c fetchq.pick_start_max_age=1000" \
+        q "SELECT subject FROM fetchq.doc_pick('ps', 0, 1, '5m')")
+    if [ "$got" = by_sql ]; then renewed=yes; break; fi
+    sleep 0.2
+done
+check "... until a pick from the beginning renews the start (fetchq.pick_start_max_age)" \
+    "$renewed" yes
 
 echo "# under a held xmin horizon: index entries read per pick"
 q "SELECT fetchq.queue_create('ps_held')" >/dev/null
@@ -124,24 +144,25 @@ index_reads() {
     q "SELECT pg_stat_clear_snapshot(); SELECT idx_tup_read FROM pg_stat_user_indexes
        WHERE indexrelname = 'ps_held__docs_pick_idx'" | tail -1
 }
-# per_pick MAX_AGE: index entries read per pick over 1,000 picks.
+# per_pick PICKS OPTIONS: index entries read per pick over PICKS picks with
+# those settings.
 per_pick() {
     local before after
     before=$(index_reads)
-    PGOPTIONS="-c fetchq.pick_start_max_age=$1" pgbench -n -c 2 -j 2 -t 500 -f "$work/pick1.sql" \
+    PGOPTIONS="$2" pgbench -n -c 2 -j 2 -t $(($1 / 2)) -f "$work/pick1.sql" \
         "$db" >"$work/pick.log" 2>&1 || fail "pgbench: $(tail -3 "$work/pick.log")"
     # The backends report their statistics as they exit.
     sleep 1
     after=$(index_reads)
-    echo $(((after - before) / 1000))
+    echo $(((after - before) / $1))
 }
-from_start=$(per_pick -1)
-from_beginning=$(per_pick 0)
-echo "index entries read per pick: $from_start from the start, $from_beginning from the beginning"
-check "picks from the start read a handful of index entries each" \
-    "$([ "$from_start" -lt 20 ] && echo yes || echo "no: $from_start")" yes
+from_beginning=$(per_pick 2000 "-c fetchq.pick_start_threshold=-1")
+by_default=$(per_pick 1000 "")
+echo "index entries read per pick: $from_beginning from the beginning, $by_default then with the default settings"
 check "picks from the beginning read the entries of the documents taken before" \
     "$([ "$from_beginning" -gt 500 ] && echo yes || echo "no: $from_beginning")" yes
+check "with the default settings a start is engaged: a handful of entries per pick" \
+    "$([ "$by_default" -lt 50 ] && echo yes || echo "no: $by_default")" yes
 release
 
 [ "$failures" = 0 ]

@@ -25,7 +25,7 @@ set_guc() {
 bg_pids=()
 cleanup() {
     for pid in "${bg_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for guc in fetchq.vacuum_threshold fetchq.vacuum_interval fetchq.naptime; do
+    for guc in fetchq.vacuum_threshold fetchq.vacuum_interval fetchq.naptime fetchq.log_level; do
         q "ALTER SYSTEM RESET $guc" || true
     done
     q "SELECT pg_reload_conf()" >/dev/null || true
@@ -130,6 +130,32 @@ check "the consumer was still in its transaction" \
 check "another consumer is not blocked" \
     "SET statement_timeout = '2s'; SELECT count(*) FROM fetchq.doc_pick('$queue', 0, 1, '5 minutes')" 1
 if wait "$consumer"; then ok "the consumer committed"; else fail "the consumer failed"; fi
+
+# A held xmin horizon: once a vacuum ran under it, the next ones are skipped
+# (they would read the table to remove nothing), until it moves.
+set_guc fetchq.vacuum_threshold 100
+set_guc fetchq.log_level log
+PGAPPNAME=vacuum_holder psql -X -q -d "$db" -c "BEGIN ISOLATION LEVEL REPEATABLE READ" \
+    -c "SELECT 1" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+bg_pids+=($!)
+holder=$!
+wait_for "a transaction holds the xmin horizon" 10 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'vacuum_holder' AND backend_xmin IS NOT NULL" 1
+count=$(vacuum_count)
+churn 500 held1
+wait_for "vacuumed once under the held horizon" 20 \
+    "SELECT vacuum_count > $count FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" t
+sleep 2
+count=$(vacuum_count)
+churn 500 held2
+sleep 5
+check "... then skipped: nothing is removable while the horizon has not moved" \
+    "SELECT vacuum_count = $count AND n_dead_tup > 100 FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" t
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'vacuum_holder'" >/dev/null
+wait "$holder" 2>/dev/null || true
+wait_for "vacuumed again once the horizon moved" 20 \
+    "SELECT vacuum_count > $count AND n_dead_tup < 100 FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" t
+set_guc fetchq.log_level debug1
 
 check "no vacuum errors" \
     "SELECT errors FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'vacuum'" "$errors0"

@@ -2,7 +2,10 @@
 // beginning, past the entries of documents already taken; while a held xmin
 // horizon keeps VACUUM (and the index scans themselves) from removing those,
 // a pick reads thousands of them. A start key lets a pick begin where the
-// documents still to take begin.
+// documents still to take begin. It is kept only while picks from the
+// beginning find such a dead prefix (`engage`), since a document made
+// pickable by plain SQL, which no change reports, is not seen from a start
+// until a pick from the beginning renews it.
 //
 // The rule that keeps it exact: every pending document a pick may take lies
 // at or after the start. A pick that took documents moves the start to the
@@ -63,6 +66,10 @@ struct PickStart {
     int32_t version = 0;
     PickKey key;
     int64_t anchored_at = 0;  // when a pick from the beginning set it
+    // A start past its age is renewed by one pick from the beginning at a
+    // time; the others keep using it meanwhile.
+    bool renewing = false;
+    int64_t renewing_since = 0;
     PickReader readers[kReaders];
 };
 
@@ -72,12 +79,14 @@ struct StartSeen {
     std::optional<PickKey> key;
     int64_t anchored_at = 0;
     int reader = -1;
+    bool renews = false;  // this pick renews the start
 };
 
 // Reads the start for picks of `version` and registers the pick as a reader.
-// No start when there is none for it or it was set longer than `max_age`
-// ago (a pick from the beginning then finds what no change reported:
-// documents made pickable by plain SQL).
+// No start when there is none for it; none either for one pick at a time
+// once it was set longer than `max_age` ago: that pick, from the beginning,
+// finds what no change reported (documents made pickable by plain SQL) and
+// sets it anew.
 StartSeen begin_pick(PickStart& s, bool same_queue, uint32_t queue_hash, int32_t version,
                      int64_t now, int64_t max_age);
 
@@ -85,11 +94,30 @@ StartSeen begin_pick(PickStart& s, bool same_queue, uint32_t queue_hash, int32_t
 void record_change(PickStart& s, bool same_queue, uint32_t queue_hash,
                    const PickableChange& change);
 
-// Ends a pick begun with `seen`: with `first` (the first document it took),
-// moves the start there, or before it to a change the pick may have missed,
-// and returns true; without (nothing taken, an error, a snapshot older than
-// the read), only ends the reading.
-bool finish_pick(PickStart& s, const StartSeen& seen, int32_t version, const PickKey* first,
-                 int64_t now);
+// How a pick ended.
+struct PickOutcome {
+    // It ran to its end in a snapshot taken after the start was read, and
+    // every document it took has a key with no NULL in it.
+    bool usable = false;
+    std::optional<PickKey> first;  // the first document it took
+    // No pending document that is not due yet lies before the first one
+    // (false: one does, or it was not looked for).
+    bool first_clear = false;
+    // A pick from the beginning: it read enough dead index entries to be
+    // worth a start. Without, the start is dropped.
+    bool engage = true;
+};
+
+// Ends a pick begun with `seen`, and moves the start to the first document
+// it took, or before it to a change the pick may have missed. Only within
+// one priority: a pending document that is not due yet (rejected with a
+// delay) is skipped by picks without a trace, and a start moved to a lower
+// priority would pass those of the higher ones. So a pick moves it only
+// when its first document has the start's priority (a pick from the start),
+// or when it looked and found no such document before its first one. A
+// renewing pick that took nothing renews the start as it is. True when the
+// start moved.
+bool finish_pick(PickStart& s, bool same_queue, const StartSeen& seen, int32_t version,
+                 const PickOutcome& outcome, int64_t now);
 
 }  // namespace fetchq::core

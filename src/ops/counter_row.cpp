@@ -82,7 +82,10 @@ HeapTuple changed_tuple(Relation rel, HeapTuple old, const RowChange* change) {
 enum class Outcome { kUpdated, kMissing, kRetry };
 
 // The index entry of a tuple that a non-HOT update moved (the table's only
-// index is its primary key on plain columns, see usable()).
+// index is its primary key on plain columns, see usable()). Its key is the
+// old version's, of a row we hold locked: no uniqueness to check (which
+// would visit every version of the row that no one may prune yet), and the
+// index may delete older versions' entries bottom-up (indexUnchanged).
 void insert_index_entry(Relation rel, Relation index, HeapTuple tuple) {
     IndexInfo* info = BuildIndexInfo(index);
     Datum values[INDEX_MAX_KEYS];
@@ -90,7 +93,7 @@ void insert_index_entry(Relation rel, Relation index, HeapTuple tuple) {
     for (int i = 0; i < info->ii_NumIndexAttrs; ++i)
         values[i] =
             heap_getattr(tuple, info->ii_IndexAttrNumbers[i], RelationGetDescr(rel), &nulls[i]);
-    index_insert(index, values, nulls, &tuple->t_self, rel, UNIQUE_CHECK_YES, false, info);
+    index_insert(index, values, nulls, &tuple->t_self, rel, UNIQUE_CHECK_NO, true, info);
 }
 
 // The row's version visible to `snapshot`, found from change->known by

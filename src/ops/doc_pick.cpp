@@ -4,8 +4,20 @@
 #include "ops/doc_status_sql.hpp"
 #include "ops/pick_start.hpp"
 #include "ops/queue_sql.hpp"
+#include "ops/queue_tables.hpp"
+#include "ops/settings.hpp"
 #include "ops/session_end.hpp"
 #include "ops/wake.hpp"
+
+#include <algorithm>
+
+extern "C" {
+#include "catalog/namespace.h"
+#include "pgstat.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+}
 
 namespace fetchq::ops {
 
@@ -19,6 +31,7 @@ struct Taken {
     bool any = false;
     bool unknown = false;  // a document with a NULL in its key
     core::PickKey first;
+    bool first_clear = false;  // nothing pending but not due lies before it
 };
 Taken g_taken;
 
@@ -26,11 +39,15 @@ Taken g_taken;
 // fetched by their address (ctid = ANY(ARRAY(...)): a TID scan; a join here
 // gets a generic plan that hashes the table). The rows are locked, so their
 // address holds until commit. doc_pick_position sees each one's place in
-// pick order before the SET changes it.
-std::string pick_update(const std::string& docs, const std::string& chosen) {
+// pick order before the SET changes it, and `waits_before`: whether a
+// pending document not due yet lies before it (NULL: not looked for).
+std::string pick_update(const std::string& docs, const std::string& chosen,
+                        const std::string& waits_before) {
     return "UPDATE " + docs + " AS d SET status = " + status_sql::active +
            ", next_iteration = now() + $3,"
-           " attempts = fetchq.doc_pick_position(d.priority, d.next_iteration, d.attempts),"
+           " attempts = fetchq.doc_pick_position(d.priority, d.next_iteration, d.attempts, " +
+           waits_before +
+           "),"
            " lock_session = $4"
            " WHERE d.ctid = ANY (ARRAY(" +
            chosen +
@@ -38,6 +55,17 @@ std::string pick_update(const std::string& docs, const std::string& chosen) {
            " RETURNING d.subject, d.payload, d.version, d.priority, d.attempts,"
            " d.iterations, d.created_at, d.last_iteration, d.next_iteration,"
            " d.lock_upgrade";
+}
+
+// A pending document not due yet before the taken one d: of a higher
+// priority, or of a NULL one (first in pick order). Two index probes that
+// find nothing in a queue of one priority.
+std::string waiting_before(const std::string& docs) {
+    const std::string pending = "SELECT 1 FROM " + docs +
+                                " AS t WHERE t.status = " + status_sql::pending +
+                                " AND t.lock_upgrade IS NULL AND t.version = $1 AND ";
+    return "(EXISTS (" + pending + "t.priority > d.priority AND t.next_iteration > now())" +
+           " OR EXISTS (" + pending + "t.priority IS NULL))";
 }
 
 std::string chosen_where(const std::string& docs, const std::string& where,
@@ -53,7 +81,8 @@ SPIPlanPtr pick_plan(const std::string& queue) {
                           const std::string docs = docs_rel(queue);
                           return pick_update(
                               docs,
-                              chosen_where(docs, "", "priority DESC, next_iteration, attempts"));
+                              chosen_where(docs, "", "priority DESC, next_iteration, attempts"),
+                              waiting_before(docs));
                       },
                       {INT4OID, INT4OID, INTERVALOID, INT8OID});
 }
@@ -69,17 +98,47 @@ SPIPlanPtr pick_from_plan(const std::string& queue) {
             // Each part locks in a subquery: FOR UPDATE is not allowed
             // on a UNION's parts themselves.
             return pick_update(
-                docs, "SELECT ctid FROM (" +
-                          chosen_where(docs,
-                                       " AND priority = $5 AND (next_iteration, attempts) >= "
-                                       "($6, $7)",
-                                       "next_iteration, attempts") +
-                          ") AS from_start UNION ALL SELECT ctid FROM (" +
-                          chosen_where(docs, " AND priority < $5",
-                                       "priority DESC, next_iteration, attempts") +
-                          ") AS lower_priorities LIMIT $2");
+                docs,
+                "SELECT ctid FROM (" +
+                    chosen_where(docs,
+                                 " AND priority = $5 AND (next_iteration, attempts) >= "
+                                 "($6, $7)",
+                                 "next_iteration, attempts") +
+                    ") AS from_start UNION ALL SELECT ctid FROM (" +
+                    chosen_where(docs, " AND priority < $5",
+                                 "priority DESC, next_iteration, attempts") +
+                    ") AS lower_priorities LIMIT $2",
+                // Looked for only past the start's priority.
+                "CASE WHEN d.priority < $5 THEN " + waiting_before(docs) + " END");
         },
         {INT4OID, INT4OID, INTERVALOID, INT8OID, INT4OID, TIMESTAMPTZOID, INT4OID});
+}
+
+// Index entries this backend's scans have read from the queue's pick index
+// so far (what pg_stat_user_indexes.idx_tup_read gets at the next report);
+// -1 when unknown (no such index, track_counts off).
+int64 pick_index_reads(const std::string& queue) {
+    const std::string name = pick_index_name(queue);
+    const char* index_name = name.c_str();
+    return pg_call([&]() -> int64 {
+        const Oid index = get_relname_relid(index_name, get_namespace_oid("fetchq_data", false));
+        if (!OidIsValid(index)) return -1;
+        Relation rel = RelationIdGetRelation(index);
+        if (!RelationIsValid(rel)) return -1;
+        const int64 reads = rel->pgstat_info ? rel->pgstat_info->t_counts.t_tuples_returned : 0;
+        RelationClose(rel);
+        return reads;
+    });
+}
+
+// A pick from the beginning engages a start when it read more index entries
+// per document taken than fetchq.pick_start_threshold (a dead prefix).
+bool worth_a_start(int64 reads_before, int64 reads_after, uint64_t taken) {
+    const int threshold = settings.pick_start_threshold;
+    if (threshold == 0) return true;
+    if (reads_before < 0 || reads_after < 0) return false;
+    return reads_after - reads_before >
+           int64{threshold} * static_cast<int64>(std::max<uint64_t>(taken, 1));
 }
 
 uint64_t execute_pick(const std::string& queue, const std::optional<core::PickKey>& start,
@@ -96,11 +155,12 @@ uint64_t execute_pick(const std::string& queue, const std::optional<core::PickKe
 
 }  // namespace
 
-void note_pick_position(bool known, const core::PickKey& key) {
+void note_pick_position(bool known, const core::PickKey& key, std::optional<bool> waits_before) {
     if (!known) {
         g_taken.unknown = true;
     } else if (!g_taken.any || core::picked_before(key, g_taken.first)) {
         g_taken.first = key;
+        g_taken.first_clear = waits_before == false;
     }
     g_taken.any = true;
 }
@@ -114,10 +174,17 @@ uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval
     // Kept aside: a pick run by a trigger of this pick's table has its own.
     const Taken outer = g_taken;
     g_taken = Taken{};
+    const bool from_beginning = !reading.start() && reading.open();
+    const int64 reads_before = from_beginning ? pick_index_reads(queue) : 0;
     const uint64_t n = execute_pick(queue, reading.start(), version, limit, lock, session_bound);
     const Taken taken = g_taken;
     g_taken = outer;
-    reading.finish(n > 0 && taken.any && !taken.unknown ? &taken.first : nullptr);
+    core::PickOutcome outcome;
+    outcome.usable = !taken.unknown && (n == 0 || taken.any);
+    if (n > 0) outcome.first = taken.first;
+    outcome.first_clear = taken.first_clear;
+    if (from_beginning) outcome.engage = worth_a_start(reads_before, pick_index_reads(queue), n);
+    reading.finish(outcome);
     if (n > 0) {
         // The locks expire at now + duration: the scheduler must be awake then.
         note_due(pg_call([&] {

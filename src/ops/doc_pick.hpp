@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/pick_start.hpp"
@@ -19,7 +20,8 @@ uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval
               bool session_bound);
 
 // From doc_pick_position, for each document the running pick takes: its
-// place in pick order before the pick (known: no NULL in it).
-void note_pick_position(bool known, const core::PickKey& key);
+// place in pick order before the pick (known: no NULL in it), and whether a
+// pending document not due yet lies before it (none: not looked for).
+void note_pick_position(bool known, const core::PickKey& key, std::optional<bool> waits_before);
 
 }  // namespace fetchq::ops

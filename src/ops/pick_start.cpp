@@ -157,7 +157,9 @@ void forget_pick_changes() {
 // prepared transaction's outcome) and sets a new one.
 PickStartReading::PickStartReading(std::string_view queue, int32_t version) : version_(version) {
     const int max_age_ms = settings.pick_start_max_age_ms;
-    if (g_slots == nullptr || g_at_commit.find(queue) != g_at_commit.end()) return;
+    if (g_slots == nullptr || settings.pick_start_threshold < 0 ||
+        g_at_commit.find(queue) != g_at_commit.end())
+        return;
     const int64 now = GetCurrentTimestamp();
     const int64 max_age = max_age_ms < 0 ? PG_INT64_MAX : int64{max_age_ms} * 1000;
     slot_ = queue_slot(queue, kSlots);
@@ -168,26 +170,26 @@ PickStartReading::PickStartReading(std::string_view queue, int32_t version) : ve
         core::begin_pick(slot.state, owns(slot, queue), queue_hash(queue), version, now, max_age);
     if (seen_.reader >= 0) g_open.push_back({slot_, seen_.reader});
     SpinLockRelease(&slot.mutex);
-    // 0: read as a reader, but start from the beginning.
-    if (max_age_ms == 0) seen_.key.reset();
     open_ = seen_.reader >= 0;
     owner_.assign(queue.data(), queue.size());
 }
 
 PickStartReading::~PickStartReading() {
-    if (open_) finish(nullptr);
+    if (open_) finish(core::PickOutcome{});
 }
 
-void PickStartReading::finish(const core::PickKey* first) {
+void PickStartReading::finish(const core::PickOutcome& given) {
     if (!open_) return;
     open_ = false;
+    core::PickOutcome outcome = given;
     // A snapshot taken before the start was read (REPEATABLE READ,
     // SERIALIZABLE) may have missed changes published before the reading.
-    if (IsolationUsesXactSnapshot()) first = nullptr;
+    if (IsolationUsesXactSnapshot()) outcome.usable = false;
     const int64 now = GetCurrentTimestamp();
     StartSlot& slot = g_slots[slot_];
     SpinLockAcquire(&slot.mutex);
-    if (core::finish_pick(slot.state, seen_, version_, first, now)) set_owner(slot, owner_);
+    if (core::finish_pick(slot.state, owns(slot, owner_), seen_, version_, outcome, now))
+        set_owner(slot, owner_);
     SpinLockRelease(&slot.mutex);
     forget_open(slot_, seen_.reader);
 }

@@ -47,9 +47,9 @@ class PickStartReading {
     PickStartReading& operator=(const PickStartReading&) = delete;
 
     const std::optional<core::PickKey>& start() const { return seen_.key; }
-    // The pick took documents, the first at `first` (nullptr: none, or one
-    // with a NULL in its key).
-    void finish(const core::PickKey* first);
+    // Registered as a reader: the pick may move the start.
+    bool open() const { return open_; }
+    void finish(const core::PickOutcome& outcome);
 
   private:
     uint32_t slot_ = 0;

@@ -13,6 +13,8 @@ namespace {
 
 enum class Table { kDocs, kLogs, kMetrics };
 
+constexpr const char* kPickIndexSuffix = "__docs_pick_idx";
+
 struct IndexSpec {
     const char* suffix;  // the index is named <queue><suffix>
     Table table;
@@ -23,7 +25,7 @@ const std::vector<IndexSpec>& indexes() {
     using namespace status_sql;
     static const std::vector<IndexSpec> specs = {
         // doc_pick: pending documents of any version, in pick order.
-        {"__docs_pick_idx", Table::kDocs,
+        {kPickIndexSuffix, Table::kDocs,
          " (version, priority DESC, next_iteration, attempts) WHERE status = " + pending +
              " AND lock_upgrade IS NULL"},
         // promotion of planned documents.
@@ -36,8 +38,7 @@ const std::vector<IndexSpec>& indexes() {
         {"__docs_expiry_idx", Table::kDocs,
          " (expires_at) WHERE expires_at IS NOT NULL AND status IN " + waiting},
         // retention of completed documents, by their last change.
-        {"__docs_completed_idx", Table::kDocs,
-         " (last_iteration) WHERE status = " + completed},
+        {"__docs_completed_idx", Table::kDocs, " (last_iteration) WHERE status = " + completed},
         // retention and retries (doc_retry_many) of killed documents.
         {"__docs_killed_idx", Table::kDocs, " (last_iteration) WHERE status = " + killed},
         // session-bound picks: only documents picked that way are indexed.
@@ -131,6 +132,10 @@ int drop_queue_indexes(std::string_view queue) {
         ++dropped;
     }
     return dropped;
+}
+
+std::string pick_index_name(std::string_view queue) {
+    return std::string(queue) + kPickIndexSuffix;
 }
 
 void drop_queue_tables(std::string_view queue) {

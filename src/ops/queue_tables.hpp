@@ -1,6 +1,7 @@
 // The tables and indexes of one queue.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace fetchq::ops {
@@ -19,5 +20,8 @@ int create_queue_indexes(std::string_view queue);
 int drop_queue_indexes(std::string_view queue);
 
 void drop_queue_tables(std::string_view queue);
+
+// The name (unquoted, in fetchq_data) of the index doc_pick walks.
+std::string pick_index_name(std::string_view queue);
 
 }  // namespace fetchq::ops

@@ -81,14 +81,21 @@ void define_settings() {
         "Those of the least recently used queues beyond it are freed and prepared again at "
         "their next use. -1: no limit.",
         &pg::plan_cache_queues, 64, -1, INT_MAX, PGC_USERSET, 0, nullptr, nullptr, nullptr);
-    // USERSET: it only decides where the setter's own picks start.
+    // USERSET, both: they only decide where the setter's own picks start.
     DefineCustomIntVariable(
-        "fetchq.pick_start_max_age", "How long a pick may start where an earlier pick left off.",
-        "Picks start where the documents still to take begin, instead of walking past those "
-        "already taken; a start older than this is not used, and a pick from the beginning finds "
-        "documents made pickable by plain SQL on a queue's table. 0: every pick starts from the "
-        "beginning. -1: no limit (only plain SQL would go unseen).",
-        &settings.pick_start_max_age_ms, 1000, -1, INT_MAX, PGC_USERSET, GUC_UNIT_MS, nullptr,
+        "fetchq.pick_start_threshold",
+        "Index entries per document taken that make picks start past the documents taken.",
+        "A pick from the beginning of a queue's pick index that reads more entries than this per "
+        "document it takes (a dead prefix a held xmin horizon keeps) sets a start for the picks "
+        "after it; one that reads fewer drops it. 0: always; -1: never, every pick starts from "
+        "the beginning.",
+        &settings.pick_start_threshold, 1000, -1, INT_MAX, PGC_USERSET, 0, nullptr, nullptr,
+        nullptr);
+    DefineCustomIntVariable(
+        "fetchq.pick_start_max_age", "How long picks use a start before one renews it.",
+        "Then one pick from the beginning renews it; that pick finds documents made pickable by "
+        "plain SQL on a queue's table, which picks from the start do not see. -1: no limit.",
+        &settings.pick_start_max_age_ms, 10000, -1, INT_MAX, PGC_USERSET, GUC_UNIT_MS, nullptr,
         nullptr, nullptr);
     MarkGUCPrefixReserved("fetchq");
 }

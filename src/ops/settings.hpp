@@ -17,8 +17,11 @@ struct Settings {
     int vacuum_interval_ms = 60000;  // fetchq.vacuum_interval (sighup)
     // fetchq.notify_document_data: subjects in per-queue NOTIFY payloads (superuser)
     bool notify_document_data = true;
+    // fetchq.pick_start_threshold: dead index entries per pick that engage
+    // a pick start (user)
+    int pick_start_threshold = 1000;
     // fetchq.pick_start_max_age: how long a pick start is used (user)
-    int pick_start_max_age_ms = 1000;
+    int pick_start_max_age_ms = 10000;
 };
 
 extern Settings settings;

@@ -50,8 +50,12 @@ struct DbSlot {
     Oid dboid;
     int state;
     pid_t pid;
-    Latch* latch;                     // the scheduler's process latch, while attached
-    pg_atomic_uint64 next_wake;       // when the scheduler plans to wake up (TimestampTz)
+    Latch* latch;                // the scheduler's process latch, while attached
+    pg_atomic_uint64 next_wake;  // when the scheduler plans to wake up (TimestampTz)
+    // The earliest moment commits made due since the scheduler last took it
+    // (TimestampTz): folded into its next wake-up, so that a commit during a
+    // round need not wake it at once (ops/wake.cpp).
+    pg_atomic_uint64 noted_due;
     pg_atomic_uint32 sessions_ended;  // a session owning documents or queues exited
     // Keys of the sessions that exited last: they may still be listed as live
     // while their exit callbacks run, so the scheduler counts them as gone.

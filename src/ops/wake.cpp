@@ -35,15 +35,21 @@ void note_due(TimestampTz when) {
 
 void forget_due() { g_due = DT_NOEND; }
 
-// Reads are unlocked: a stale value only costs a spurious wake-up, and the
-// scheduler sets next_wake to "infinity" while it computes its next round, so
-// a commit during that window always wakes it.
+// The due moment goes into noted_due, which the scheduler folds into its next
+// wake-up after each round (so a commit during a round, when next_wake is 0,
+// does not start another round at once); a sleeping scheduler whose wake-up
+// is later is woken. Reads are unlocked: a stale value only costs a spurious
+// wake-up.
 void wake_scheduler_at_commit() {
     if (g_due == DT_NOEND) return;
     const TimestampTz due = g_due;
     g_due = DT_NOEND;
     DbSlot* slot = my_slot();
     if (slot == nullptr) return;
+    uint64 noted = pg_atomic_read_u64(&slot->noted_due);
+    while (static_cast<uint64>(due) < noted &&
+           !pg_atomic_compare_exchange_u64(&slot->noted_due, &noted, static_cast<uint64>(due))) {
+    }
     const auto planned = static_cast<TimestampTz>(pg_atomic_read_u64(&slot->next_wake));
     if (due >= planned) return;
     pg_atomic_write_u64(&slot->next_wake, static_cast<uint64>(due));

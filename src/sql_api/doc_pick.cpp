@@ -72,9 +72,10 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
 
 FETCHQ_SQL_FUNCTION(fetchq_doc_pick, fetchq::sql_api::doc_pick)
 
-// doc_pick_position(priority, next_iteration, attempts) -> attempts + 1: in
-// the SET list of doc_pick's statement, where it sees each document's place
-// in pick order before the pick changes it (ops/doc_pick.hpp). Outside a
+// doc_pick_position(priority, next_iteration, attempts, waits_before) ->
+// attempts + 1: in the SET list of doc_pick's statement, where it sees each
+// document's place in pick order before the pick changes it, and whether a
+// pending document not due yet lies before it (ops/doc_pick.hpp). Outside a
 // pick it changes nothing: the next pick starts afresh. Plain C: nothing
 // here throws, and it runs once per document taken.
 extern "C" {
@@ -83,7 +84,9 @@ Datum fetchq_doc_pick_position(PG_FUNCTION_ARGS) {
     const bool known = !PG_ARGISNULL(0) && !PG_ARGISNULL(1) && !PG_ARGISNULL(2);
     fetchq::core::PickKey key;
     if (known) key = {PG_GETARG_INT32(0), PG_GETARG_TIMESTAMPTZ(1), PG_GETARG_INT32(2)};
-    fetchq::ops::note_pick_position(known, key);
+    std::optional<bool> waits_before;
+    if (!PG_ARGISNULL(3)) waits_before = PG_GETARG_BOOL(3);
+    fetchq::ops::note_pick_position(known, key, waits_before);
     if (PG_ARGISNULL(2)) PG_RETURN_NULL();
     int32 attempts = 0;
     if (pg_add_s32_overflow(PG_GETARG_INT32(2), 1, &attempts))

@@ -48,9 +48,10 @@ CREATE PROCEDURE fetchq.doc_pick_wait(queue VARCHAR, version INTEGER, "limit" IN
 AS 'MODULE_PATHNAME', 'fetchq_doc_pick_wait' LANGUAGE C;
 
 -- Internal: in doc_pick's statement, notes where each taken document stood
--- in pick order (so that the next pick starts there) and returns
--- attempts + 1. Called alone it changes nothing.
+-- in pick order and whether a pending document not due yet lies before it
+-- (so that the next pick starts there) and returns attempts + 1. Called
+-- alone it changes nothing.
 CREATE FUNCTION fetchq.doc_pick_position(priority INTEGER,
-    next_iteration TIMESTAMP WITH TIME ZONE, attempts INTEGER)
+    next_iteration TIMESTAMP WITH TIME ZONE, attempts INTEGER, waits_before BOOLEAN)
 RETURNS INTEGER
 AS 'MODULE_PATHNAME', 'fetchq_doc_pick_position' LANGUAGE C VOLATILE PARALLEL UNSAFE;

@@ -465,8 +465,10 @@ void forget_dropped_queues(const std::vector<Queue>& queues) {
 // Maintains every queue; returns when the queues need the next round.
 TimestampTz run_round() {
     const TimestampTz start = GetCurrentTimestamp();
-    // While we compute, any commit that makes something due must wake us.
-    pg_atomic_write_u64(&g_slot->next_wake, static_cast<uint64>(DT_NOEND));
+    // While we compute, commits only note what they make due (noted_due):
+    // folded in after the round (take_noted_due), it costs no extra round.
+    // Waking us for each would chain rounds back to back under load.
+    pg_atomic_write_u64(&g_slot->next_wake, 0);
     TimestampTz next = TimestampTzPlusMilliseconds(start, settings.naptime_ms);
     std::string error;
     std::vector<Queue> queues = list_queues(&error);
@@ -537,11 +539,29 @@ void maybe_vacuum() {
            TimestampTzPlusMilliseconds(start, every));
 }
 
+// The earliest moment commits made due since the last call (DT_NOEND: none).
+TimestampTz take_noted_due() {
+    return static_cast<TimestampTz>(
+        pg_atomic_exchange_u64(&g_slot->noted_due, static_cast<uint64>(DT_NOEND)));
+}
+
 // Sleeps until `until` (at most naptime). Commits compare what they make due
 // with `queues_due`, the moment the queues expect their next round, and set
-// our latch when it is earlier. Returns true when woken by the latch.
+// our latch when it is earlier. Returns true when woken by the latch, or at
+// once when a commit noted an earlier moment just before next_wake was set.
 bool sleep_until(TimestampTz until, TimestampTz queues_due) {
     pg_atomic_write_u64(&g_slot->next_wake, static_cast<uint64>(queues_due));
+    pg_memory_barrier();
+    const TimestampTz noted = take_noted_due();
+    if (noted < queues_due) return true;
+    if (noted != DT_NOEND) {
+        // Later than the round: kept for the next one.
+        uint64 seen = pg_atomic_read_u64(&g_slot->noted_due);
+        while (static_cast<uint64>(noted) < seen &&
+               !pg_atomic_compare_exchange_u64(&g_slot->noted_due, &seen,
+                                               static_cast<uint64>(noted))) {
+        }
+    }
     // Rounded up: waking a little early would only spin until the moment.
     long ms = static_cast<long>((until - GetCurrentTimestamp() + 999) / 1000);
     if (ms <= 0) return false;
@@ -596,6 +616,7 @@ bool attach(Oid dboid) {
         g_slot->state = kSlotStarting;  // running once the extension is found
         g_slot->started_at = GetCurrentTimestamp();
         pg_atomic_init_u64(&g_slot->next_wake, static_cast<uint64>(DT_NOEND));
+        pg_atomic_init_u64(&g_slot->noted_due, static_cast<uint64>(DT_NOEND));
         pg_atomic_init_u32(&g_slot->sessions_ended, 0);
         pg_atomic_init_u32(&g_slot->ended_next, 0);
         for (auto& k : g_slot->ended_keys) pg_atomic_init_u64(&k, 0);
@@ -682,6 +703,8 @@ void scheduler_loop() {
         if (now >= jobs_due) jobs_due = run_periodic_jobs();
         if (!extension_installed()) leave_without_extension(true);
         maybe_vacuum();
+        const TimestampTz noted = take_noted_due();
+        if (noted < queues_due) queues_due = noted;
         woken = sleep_until(queues_due < jobs_due ? queues_due : jobs_due, queues_due);
     }
 }

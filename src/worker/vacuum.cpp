@@ -5,6 +5,7 @@
 // commit once it returns. Error recovery follows autovacuum's do_autovacuum.
 #include "worker/vacuum.hpp"
 
+#include <unordered_map>
 #include <vector>
 
 #include "pg/guard.hpp"
@@ -14,7 +15,12 @@
 #include "worker/transaction.hpp"
 
 extern "C" {
+#include "access/relation.h"
+#include "access/transam.h"
+#include "catalog/namespace.h"
 #include "commands/vacuum.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_node.h"
 #include "pgstat.h"
@@ -43,6 +49,35 @@ struct Table {
     bool attempted = false;
     double ms = 0;
 };
+
+// The xmin horizon below which our last VACUUM of each table removed what
+// it could. While it has not moved, the dead tuples counted since are all
+// still visible to someone (a long transaction holds it), and another VACUUM
+// would read the whole table to remove nothing.
+std::unordered_map<Oid, TransactionId> g_vacuumed_below;
+
+// The horizon for the tables of this database (all of fetchq's are plain
+// tables: one horizon for all), read through fetchq.counters;
+// InvalidTransactionId when its lock is not free at once.
+TransactionId data_horizon() {
+    return pg::pg_call([] {
+        const Oid relid = RangeVarGetRelid(
+            makeRangeVar(const_cast<char*>("fetchq"), const_cast<char*>("counters"), -1), NoLock,
+            true);
+        if (!OidIsValid(relid) || !ConditionalLockRelationOid(relid, AccessShareLock))
+            return InvalidTransactionId;
+        Relation rel = relation_open(relid, NoLock);
+        const TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
+        relation_close(rel, NoLock);
+        return horizon;
+    });
+}
+
+bool nothing_removable(const Table& t, TransactionId horizon) {
+    if (!TransactionIdIsValid(horizon)) return false;
+    const auto it = g_vacuumed_below.find(t.relid);
+    return it != g_vacuumed_below.end() && TransactionIdEquals(it->second, horizon);
+}
 
 // The queue tables that exist, and the hot catalog tables, in a stable order.
 void list_tables(std::vector<Table>* tables) {
@@ -183,11 +218,13 @@ VacuumRound vacuum_hot_tables() {
         round.error = e.what();
         return round;
     }
+    TransactionId horizon = InvalidTransactionId;
     bool ok = in_transaction(
         InvalidOid,
         [&] {
             list_tables(&tables);
             for (Table& t : tables) t.before = read_stats(t.relid);
+            horizon = data_horizon();
         },
         &error);
     if (!ok) {
@@ -199,6 +236,16 @@ VacuumRound vacuum_hot_tables() {
     const TimestampTz now = GetCurrentTimestamp();
     for (Table& t : tables) {
         if (!is_due(t.before, now)) continue;
+        if (nothing_removable(t, horizon)) {
+            ereport(settings.log_level,
+                    (errmsg("fetchq: vacuum of %s skipped: nothing removable since its last "
+                            "vacuum, the xmin horizon is still %u",
+                            t.name.c_str(), horizon),
+                     errhint("A long transaction, a prepared transaction or a replication slot "
+                             "holds it: see pg_stat_activity.backend_xmin, "
+                             "pg_prepared_xacts, pg_replication_slots.")));
+            continue;
+        }
         const std::string activity =
             "fetchq: VACUUM (SKIP_LOCKED, TRUNCATE false, PARALLEL 0) " + t.name;
         char message[256];
@@ -222,6 +269,8 @@ VacuumRound vacuum_hot_tables() {
                 const TableStats after = read_stats(t.relid);
                 if (after.found && after.vacuum_count > t.before.vacuum_count) {
                     round.vacuumed++;
+                    // Read before it: its own horizon is this one or a later one.
+                    if (TransactionIdIsValid(horizon)) g_vacuumed_below[t.relid] = horizon;
                     ereport(settings.log_level,
                             (errmsg("fetchq: vacuumed %s (%ld dead tuples before, %ld after) in "
                                     "%.1f ms",
