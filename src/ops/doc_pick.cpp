@@ -10,6 +10,9 @@
 #include "ops/wake.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
+#include <unordered_map>
 
 extern "C" {
 #include "catalog/namespace.h"
@@ -74,15 +77,17 @@ std::string chosen_where(const std::string& docs, const std::string& where,
            where + " ORDER BY " + order + " LIMIT $2 FOR UPDATE SKIP LOCKED";
 }
 
-// From the beginning of the pick index.
-SPIPlanPtr pick_plan(const std::string& queue) {
-    return queue_plan(queue, "pick",
+// From the beginning of the pick index; `probed`: looking whether a pending
+// document not due yet waits before each taken one, which only a pick that
+// may set a start needs.
+SPIPlanPtr pick_plan(const std::string& queue, bool probed) {
+    return queue_plan(queue, probed ? "pick_probed" : "pick",
                       [&] {
                           const std::string docs = docs_rel(queue);
                           return pick_update(
                               docs,
                               chosen_where(docs, "", "priority DESC, next_iteration, attempts"),
-                              waiting_before(docs));
+                              probed ? waiting_before(docs) : "NULL");
                       },
                       {INT4OID, INT4OID, INTERVALOID, INT8OID});
 }
@@ -114,39 +119,52 @@ SPIPlanPtr pick_from_plan(const std::string& queue) {
         {INT4OID, INT4OID, INTERVALOID, INT8OID, INT4OID, TIMESTAMPTZOID, INT4OID});
 }
 
+// Per queue, in this backend: its pick index, and the index entries per
+// document the last pick from the beginning read.
+struct PickIndex {
+    Oid oid = InvalidOid;
+    int64 last_per_doc = 0;
+};
+std::unordered_map<std::string, PickIndex> g_pick_indexes;
+
 // Index entries this backend's scans have read from the queue's pick index
 // so far (what pg_stat_user_indexes.idx_tup_read gets at the next report);
 // -1 when unknown (no such index, track_counts off).
-int64 pick_index_reads(const std::string& queue) {
+int64 pick_index_reads(const std::string& queue, PickIndex& index) {
     const std::string name = pick_index_name(queue);
     const char* index_name = name.c_str();
+    Oid* oid = &index.oid;
     return pg_call([&]() -> int64 {
-        const Oid index = get_relname_relid(index_name, get_namespace_oid("fetchq_data", false));
-        if (!OidIsValid(index)) return -1;
-        Relation rel = RelationIdGetRelation(index);
-        if (!RelationIsValid(rel)) return -1;
+        Relation rel = OidIsValid(*oid) ? RelationIdGetRelation(*oid) : nullptr;
+        if (RelationIsValid(rel) && strcmp(RelationGetRelationName(rel), index_name) != 0) {
+            RelationClose(rel);
+            rel = nullptr;
+        }
+        if (!RelationIsValid(rel)) {
+            *oid = get_relname_relid(index_name, get_namespace_oid("fetchq_data", false));
+            if (!OidIsValid(*oid)) return -1;
+            rel = RelationIdGetRelation(*oid);
+            if (!RelationIsValid(rel)) return -1;
+        }
         const int64 reads = rel->pgstat_info ? rel->pgstat_info->t_counts.t_tuples_returned : 0;
         RelationClose(rel);
         return reads;
     });
 }
 
-// A pick from the beginning engages a start when it read more index entries
-// per document taken than fetchq.pick_start_threshold (a dead prefix).
-bool worth_a_start(int64 reads_before, int64 reads_after, uint64_t taken) {
-    const int threshold = settings.pick_start_threshold;
-    if (threshold == 0) return true;
-    if (reads_before < 0 || reads_after < 0) return false;
-    return reads_after - reads_before >
-           int64{threshold} * static_cast<int64>(std::max<uint64_t>(taken, 1));
+// Index entries per document taken, when known.
+int64 per_doc(int64 reads_before, int64 reads_after, uint64_t taken) {
+    if (reads_before < 0 || reads_after < 0) return -1;
+    return (reads_after - reads_before) / static_cast<int64>(std::max<uint64_t>(taken, 1));
 }
 
 uint64_t execute_pick(const std::string& queue, const std::optional<core::PickKey>& start,
-                      int32_t version, int32_t limit, Interval* lock, bool session_bound) {
+                      bool probed, int32_t version, int32_t limit, Interval* lock,
+                      bool session_bound) {
     Datum values[7] = {Int32GetDatum(version), Int32GetDatum(limit), IntervalPGetDatum(lock),
                        Int64GetDatum(session_bound ? session_key() : 0)};
     const char nulls[7] = {' ', ' ', ' ', session_bound ? ' ' : 'n', ' ', ' ', ' '};
-    if (!start) return queue_execute(queue, pick_plan(queue), values, nulls);
+    if (!start) return queue_execute(queue, pick_plan(queue, probed), values, nulls);
     values[4] = Int32GetDatum(start->priority);
     values[5] = TimestampTzGetDatum(start->next_iteration);
     values[6] = Int32GetDatum(start->attempts);
@@ -174,16 +192,26 @@ uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval
     // Kept aside: a pick run by a trigger of this pick's table has its own.
     const Taken outer = g_taken;
     g_taken = Taken{};
+    // A pick from the beginning measures the dead prefix it reads; it may set
+    // a start (and so looks for documents not due yet: probed) once one was
+    // seen, by it or by the pick before it in this backend.
     const bool from_beginning = !reading.start() && reading.open();
-    const int64 reads_before = from_beginning ? pick_index_reads(queue) : 0;
-    const uint64_t n = execute_pick(queue, reading.start(), version, limit, lock, session_bound);
+    const int threshold = settings.pick_start_threshold;
+    PickIndex* index = from_beginning ? &g_pick_indexes[queue] : nullptr;
+    const bool probed = index && (threshold == 0 || index->last_per_doc > threshold / 2);
+    const int64 reads_before = index ? pick_index_reads(queue, *index) : 0;
+    const uint64_t n =
+        execute_pick(queue, reading.start(), probed, version, limit, lock, session_bound);
     const Taken taken = g_taken;
     g_taken = outer;
     core::PickOutcome outcome;
     outcome.usable = !taken.unknown && (n == 0 || taken.any);
     if (n > 0) outcome.first = taken.first;
     outcome.first_clear = taken.first_clear;
-    if (from_beginning) outcome.engage = worth_a_start(reads_before, pick_index_reads(queue), n);
+    if (index) {
+        index->last_per_doc = per_doc(reads_before, pick_index_reads(queue, *index), n);
+        outcome.engage = threshold == 0 || index->last_per_doc > threshold;
+    }
     reading.finish(outcome);
     if (n > 0) {
         // The locks expire at now + duration: the scheduler must be awake then.
