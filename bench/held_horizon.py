@@ -17,7 +17,9 @@ Run by bench/run.sh --held-horizon (about 6 minutes a system with the
 defaults; writes the held-horizon block of docs/benchmarks.md) and
 bench/run.sh --smoke (a few seconds a system, checked, writes nothing)."""
 import argparse
+import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -140,6 +142,49 @@ def rows_of(name, rate, tps, samples, baseline_s):
     return lines, base, last
 
 
+COLORS = {"floor": "#888888", "pgmq": "#e7298a", "extension": "#1b9e77"}
+TITLES = {"floor": "floor (plain SQL)", "pgmq": "pgmq", "extension": "fetchq extension"}
+
+
+def plot(series, baseline_s, png):
+    """Documents completed per second per slice, a line per system, the held
+    part shaded. series: [(system, [tps per slice])]. False when gnuplot is
+    missing or fails."""
+    if not shutil.which("gnuplot"):
+        log("held horizon: gnuplot is missing (apt-get install gnuplot-nox): no plot")
+        return False
+    with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as f:
+        data = f.name
+        for name, tps in series:
+            for i, t in enumerate(tps):
+                f.write(f"{(i + 1) * SLICE_S} {t:.0f}\n")
+            f.write("\n\n")
+    end = max(len(tps) for _, tps in series) * SLICE_S
+    lines = [f"'{data}' index {i} using 1:2 with linespoints title '{TITLES[n]}' "
+             f"lc rgb '{COLORS[n]}' lw 2 pt 7 ps 0.5" for i, (n, _) in enumerate(series)]
+    script = f"""
+set terminal pngcairo size 1200,600 font 'sans,10'
+set output '{png}'
+set title 'Held xmin horizon: pick 1 + complete on {CONSUMERS} clients, documents completed per second per {SLICE_S} s slice (higher is better)'
+set object 1 rect from {baseline_s},graph 0 to {end},graph 1 fc rgb '#f0f0f0' fs solid 1.0 behind
+set label 1 'REPEATABLE READ transaction held' at {baseline_s + SLICE_S},graph 0.95
+set grid ytics
+set key top right
+set xlabel 'seconds'
+set ylabel 'documents / s'
+set yrange [0:*]
+set format y '%.0s%c'
+plot {", ".join(lines)}
+"""
+    p = subprocess.run(["gnuplot"], input=script.encode(), capture_output=True)
+    os.unlink(data)
+    err = p.stderr.decode(errors="replace").strip()
+    if p.returncode != 0 or err or not os.path.exists(png):
+        log("held horizon: gnuplot failed:\n" + err)
+        return False
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", type=int, default=30, help="seconds before the hold")
@@ -158,7 +203,7 @@ def main():
     if a.systems:
         names = [n for n in names if n in a.systems.split(",")]
         a.doc = None
-    table_rows, summary = [], []
+    table_rows, summary, series = [], [], []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             systems = [System(n, tmp) for n in names]
@@ -168,6 +213,7 @@ def main():
                 if len(tps) < 2:
                     raise Failure(f"{s.name}: {len(tps)} progress lines from pgbench")
                 lines, base, last = rows_of(s.name, rate, tps, samples, a.baseline)
+                series.append((s.name, tps))
                 table_rows += lines
                 summary.append(f"| {s.name} | {rate:,} | {base:,.0f} | {tps[-1]:,.0f} | "
                                f"{last:.2f} |")
@@ -194,6 +240,16 @@ def main():
         "|---|---|---|---|---|",
         *table_rows,
     ])
+    png = os.path.join(os.path.dirname(a.doc), "benchmarks-held-horizon.png") if a.doc else None
+    if a.smoke or not png:
+        # The plot is drawn in the smoke run too, to a file thrown away.
+        with tempfile.TemporaryDirectory() as tmp:
+            if shutil.which("gnuplot") and not plot(series, a.baseline,
+                                                    os.path.join(tmp, "held.png")):
+                return 1
+    elif plot(series, a.baseline, png):
+        text += ("\n\n![Held xmin horizon: documents completed per second per slice]"
+                 "(benchmarks-held-horizon.png)")
     print(text)
     if a.doc and not a.smoke:
         try:
