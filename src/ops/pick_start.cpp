@@ -1,15 +1,16 @@
 #include "ops/pick_start.hpp"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ops/queue_slots.hpp"
 #include "ops/settings.hpp"
+#include "pg/guard.hpp"
 
 extern "C" {
 #include "access/xact.h"
-#include "common/hashfn.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
@@ -33,7 +34,7 @@ StartSlot* g_slots = nullptr;
 // This transaction's changes, by queue: to publish after its commit, and the
 // queues whose pending documents it locked, to publish after its abort.
 std::map<std::string, core::PickableChange, std::less<>> g_at_commit;
-std::map<std::string, bool, std::less<>> g_locked;
+std::set<std::string, std::less<>> g_locked;
 
 bool owns(const StartSlot& slot, std::string_view queue) {
     return slot.database == MyDatabaseId && queue.size() < sizeof(slot.queue) &&
@@ -48,11 +49,6 @@ void set_owner(StartSlot& slot, std::string_view queue) {
 }
 
 StartSlot& slot_of(std::string_view queue) { return g_slots[queue_slot(queue, kSlots)]; }
-
-uint32 queue_hash(std::string_view queue) {
-    return hash_bytes(reinterpret_cast<const unsigned char*>(queue.data()),
-                      static_cast<int>(queue.size()));
-}
 
 void publish(std::string_view queue, const core::PickableChange& change) {
     StartSlot& slot = slot_of(queue);
@@ -79,13 +75,15 @@ void forget_open(uint32 slot, int reader) {
 }
 
 void end_open_readings(int, Datum) {
-    for (const OpenReading& r : g_open) {
-        StartSlot& slot = g_slots[r.slot];
-        SpinLockAcquire(&slot.mutex);
-        slot.state.readers[r.reader] = core::PickReader{};
-        SpinLockRelease(&slot.mutex);
-    }
-    g_open.clear();
+    pg::callback_entry(LOG, "pick_start_exit", [] {
+        for (const OpenReading& r : g_open) {
+            StartSlot& slot = g_slots[r.slot];
+            SpinLockAcquire(&slot.mutex);
+            slot.state.readers[r.reader] = core::PickReader{};
+            SpinLockRelease(&slot.mutex);
+        }
+        g_open.clear();
+    });
 }
 
 void ensure_exit_hook() {
@@ -128,8 +126,7 @@ void note_pickable_at(std::string_view queue, int32_t version, const core::PickK
 void note_pickable_anywhere(std::string_view queue) { note(queue, core::PickableChange{}); }
 
 void note_pending_locked(std::string_view queue) {
-    if (g_slots != nullptr && g_locked.find(queue) == g_locked.end())
-        g_locked.emplace(std::string(queue), true);
+    if (g_slots != nullptr && g_locked.find(queue) == g_locked.end()) g_locked.emplace(queue);
 }
 
 void publish_pick_changes_at_commit() {
@@ -138,13 +135,13 @@ void publish_pick_changes_at_commit() {
 }
 
 void publish_pick_changes_at_abort() {
-    for (const auto& entry : g_locked) publish(entry.first, core::PickableChange{});
+    for (const std::string& queue : g_locked) publish(queue, core::PickableChange{});
     forget_pick_changes();
 }
 
 // The documents locked so far may be pending again at the commit.
 void pick_changes_at_subabort() {
-    for (const auto& entry : g_locked) note_pickable_anywhere(entry.first);
+    for (const std::string& queue : g_locked) note_pickable_anywhere(queue);
 }
 
 void forget_pick_changes() {

@@ -10,10 +10,13 @@ extern "C" {
 
 namespace fetchq::ops {
 
+uint32_t queue_hash(std::string_view queue) {
+    return hash_bytes(reinterpret_cast<const unsigned char*>(queue.data()),
+                      static_cast<int>(queue.size()));
+}
+
 uint32_t queue_slot(std::string_view queue, uint32_t count) {
-    const uint32 h = hash_bytes(reinterpret_cast<const unsigned char*>(queue.data()),
-                                static_cast<int>(queue.size()));
-    return hash_combine(h, MyDatabaseId) % count;
+    return hash_combine(queue_hash(queue), MyDatabaseId) % count;
 }
 
 void SlotSet::add(uint32_t slot) {

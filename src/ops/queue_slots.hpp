@@ -12,6 +12,9 @@ namespace fetchq::ops {
 // The queue's slot among `count`.
 uint32_t queue_slot(std::string_view queue, uint32_t count);
 
+// A hash of the queue's name alone (the slot's also mixes in the database).
+uint32_t queue_hash(std::string_view queue);
+
 // The slots of the queues a transaction touched, each once.
 class SlotSet {
   public:

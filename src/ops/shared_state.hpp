@@ -55,7 +55,7 @@ struct DbSlot {
     // The earliest moment commits made due since the scheduler last took it
     // (TimestampTz): folded into its next wake-up, so that a commit during a
     // round need not wake it at once (ops/wake.cpp).
-    pg_atomic_uint64 noted_due;
+    pg_atomic_uint64 noted_due;       // see note_due_in
     pg_atomic_uint32 sessions_ended;  // a session owning documents or queues exited
     // Keys of the sessions that exited last: they may still be listed as live
     // while their exit callbacks run, so the scheduler counts them as gone.
@@ -100,5 +100,14 @@ void wake_launcher_at_commit();
 // From the transaction callback.
 void at_commit();
 void at_abort();
+
+// Lowers slot.noted_due to `due` unless it is earlier already (commits of
+// any backend, and the scheduler putting back what it took too early).
+inline void note_due_in(DbSlot& slot, TimestampTz due) {
+    uint64 noted = pg_atomic_read_u64(&slot.noted_due);
+    while (static_cast<uint64>(due) < noted &&
+           !pg_atomic_compare_exchange_u64(&slot.noted_due, &noted, static_cast<uint64>(due))) {
+    }
+}
 
 }  // namespace fetchq::ops

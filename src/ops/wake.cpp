@@ -46,10 +46,7 @@ void wake_scheduler_at_commit() {
     g_due = DT_NOEND;
     DbSlot* slot = my_slot();
     if (slot == nullptr) return;
-    uint64 noted = pg_atomic_read_u64(&slot->noted_due);
-    while (static_cast<uint64>(due) < noted &&
-           !pg_atomic_compare_exchange_u64(&slot->noted_due, &noted, static_cast<uint64>(due))) {
-    }
+    note_due_in(*slot, due);
     const auto planned = static_cast<TimestampTz>(pg_atomic_read_u64(&slot->next_wake));
     if (due >= planned) return;
     pg_atomic_write_u64(&slot->next_wake, static_cast<uint64>(due));

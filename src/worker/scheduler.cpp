@@ -554,14 +554,8 @@ bool sleep_until(TimestampTz until, TimestampTz queues_due) {
     pg_memory_barrier();
     const TimestampTz noted = take_noted_due();
     if (noted < queues_due) return true;
-    if (noted != DT_NOEND) {
-        // Later than the round: kept for the next one.
-        uint64 seen = pg_atomic_read_u64(&g_slot->noted_due);
-        while (static_cast<uint64>(noted) < seen &&
-               !pg_atomic_compare_exchange_u64(&g_slot->noted_due, &seen,
-                                               static_cast<uint64>(noted))) {
-        }
-    }
+    // Later than the round: kept for the next one.
+    if (noted != DT_NOEND) ops::note_due_in(*g_slot, noted);
     // Rounded up: waking a little early would only spin until the moment.
     long ms = static_cast<long>((until - GetCurrentTimestamp() + 999) / 1000);
     if (ms <= 0) return false;
