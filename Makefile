@@ -9,22 +9,30 @@ OBJS        = $(SRCS:.cpp=.o)
 # The install script is assembled from one fragment per family of objects:
 # the catalog first, then the functions of each src/sql_api family.
 SQL_PARTS   = $(sort $(wildcard src/schema/*.sql)) $(sort $(wildcard src/sql_api/*.sql))
-DATA_built  = fetchq--$(EXTVERSION).sql
+# The update from 0.1.0 (src/upgrade/README.md): what 0.1.0 lacks, the new
+# catalog fragments, every function, view, trigger and policy again (created
+# or replaced), then the rows and per-queue objects 0.2.0 keeps otherwise.
+UPGRADE_FROM_0_1_0 = src/upgrade/0.1.0--0.2.0.before.sql \
+                     src/schema/01_temporary_queues.sql src/schema/02_routes.sql \
+                     src/schema/03_queue_grants.sql src/schema/04_streams.sql \
+                     $(sort $(wildcard src/sql_api/*.sql)) \
+                     src/upgrade/0.1.0--0.2.0.after.sql
+DATA_built  = fetchq--$(EXTVERSION).sql fetchq--0.1.0--0.2.0.sql
 
-REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
-# scripts/test.sh creates fetchq_regress with the extension and its scheduler off
-# (ALTER DATABASE ... SET fetchq.enabled = off), so that the workers never race
-# the tests of the mnt_* functions.
-REGRESS_OPTS = --use-existing
-# PGXS appends --dbname=$(CONTRIB_TESTDB), which it sets itself: override it.
+# `make installcheck` runs against an installed fetchq on a running server,
+# preloaded or not, in databases of its own: the first test of each suite
+# (sql/setup.sql, specs/isolation_setup.spec) keeps the database's scheduler idle
+# (ALTER DATABASE ... SET fetchq.enabled = off), so that the background
+# workers never race the tests of the mnt_* functions, then creates the
+# extension. Tests that need the workers are in test/*_test.sh.
+REGRESS      = setup $(filter-out setup,$(basename $(notdir $(sort $(wildcard sql/*.sql)))))
 override CONTRIB_TESTDB = fetchq_regress
-# Isolation tests (specs/*.spec): concurrent sessions, in the same database.
-ISOLATION      = $(basename $(notdir $(sort $(wildcard specs/*.spec))))
-ISOLATION_OPTS = --use-existing
-override ISOLATION_TESTDB = fetchq_regress
+# Isolation tests (specs/*.spec): concurrent sessions.
+ISOLATION      = isolation_setup $(filter-out isolation_setup,$(basename $(notdir $(sort $(wildcard specs/*.spec)))))
+override ISOLATION_TESTDB = fetchq_isolation
 
 PG_CONFIG  ?= pg_config
-PG_CPPFLAGS = -I$(CURDIR)/src -std=c++17
+PG_CPPFLAGS = -I$(CURDIR)/src -std=c++17 -DFETCHQ_VERSION='"$(EXTVERSION)"'
 PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
               -Wno-register -fno-omit-frame-pointer
 SHLIB_LINK  = -lstdc++
@@ -46,7 +54,17 @@ fetchq--$(EXTVERSION).sql: $(SQL_PARTS) fetchq.control
 	  printf '%s\n' '\echo Use "CREATE EXTENSION fetchq" to load this file. \quit'; \
 	  for f in $(SQL_PARTS); do echo; echo "-- $$f"; cat $$f; done; } > $@
 
+# Statements of src/sql_api that create an object 0.1.0 may have are made to
+# replace it (scripts/replaceable.sed).
+fetchq--0.1.0--0.2.0.sql: $(UPGRADE_FROM_0_1_0) scripts/replaceable.sed fetchq.control
+	{ echo "-- fetchq 0.1.0 to 0.2.0: generated from src/upgrade, src/schema and src/sql_api; do not edit."; \
+	  printf '%s\n' '\echo Use "ALTER EXTENSION fetchq UPDATE" to load this file. \quit'; \
+	  for f in $(UPGRADE_FROM_0_1_0); do echo; echo "-- $$f"; \
+	    case $$f in src/sql_api/*) sed -f scripts/replaceable.sed $$f;; *) cat $$f;; esac; done; } > $@
+
 $(OBJS): $(wildcard src/*/*.hpp)
+# The library knows its version (pg/extension_version.cpp).
+src/pg/extension_version.o: fetchq.control
 
 .PHONY: unit test demo format
 unit:

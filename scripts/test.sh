@@ -159,13 +159,9 @@ if [ ${#regress_files[@]} -eq 0 ]; then
     echo "no sql/*.sql: nothing to run"
 else
     rm -rf results regression.diffs regression.out output_iso
-    # The regress database keeps its scheduler idle, so that the tests of the
-    # mnt_* functions are not raced by the background workers.
-    PGOPTIONS='-c client_min_messages=warning' psql -X -q -v ON_ERROR_STOP=1 -d postgres \
-        -c "DROP DATABASE IF EXISTS fetchq_regress" -c "CREATE DATABASE fetchq_regress" \
-        -c "ALTER DATABASE fetchq_regress SET fetchq.enabled = off" &&
-        psql -X -q -v ON_ERROR_STOP=1 -d fetchq_regress -c 'CREATE EXTENSION fetchq' ||
-        required "regress database"
+    # make installcheck makes its own databases (fetchq_regress,
+    # fetchq_isolation) and the extension in them (sql/setup.sql,
+    # specs/isolation_setup.spec).
     timeout -k 10 1800 make installcheck PG_CONFIG="$PGBIN/pg_config" 2>&1 | tee "$LOGS/regress.log"
     status=${PIPESTATUS[0]}
     if [ "$status" != 0 ]; then

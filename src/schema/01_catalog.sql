@@ -40,24 +40,6 @@ CREATE TABLE fetchq.queues (
     is_topic BOOLEAN NOT NULL DEFAULT false
 );
 
--- Temporary queues and the session that owns each (its pid and start time,
--- see queue_create_temporary). The scheduler drops a queue listed here once
--- that session ended, so no role may write it: row security is on with no
--- policy, which leaves it to the table's owner (the role that created the
--- extension) whatever privileges a role was granted on schema fetchq.
--- queue_create_temporary inserts as that owner; the row goes with its queue.
-CREATE TABLE fetchq.temporary_queues (
-    name CHARACTER VARYING(40) PRIMARY KEY
-        REFERENCES fetchq.queues (name) ON DELETE CASCADE,
-    session_key BIGINT NOT NULL,
-    created_by OID NOT NULL,
-    created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
-    -- dropped also once nothing moved its documents (its counters) for this
-    -- long (queue_create_temporary's idle_timeout; NULL: only with its session)
-    idle_timeout INTERVAL CHECK (idle_timeout > '0'::interval)
-);
-ALTER TABLE fetchq.temporary_queues ENABLE ROW LEVEL SECURITY;
-
 -- Counters. Each counter is striped over up to 64 rows (slot) written by
 -- different backends, so concurrent transactions do not queue behind one
 -- row; metric_get* sum the stripes.
@@ -147,6 +129,5 @@ SELECT pg_catalog.pg_extension_config_dump('fetchq.counters', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.custom_counters', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.custom_counters_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.metrics_writes', '');
-SELECT pg_catalog.pg_extension_config_dump('fetchq.temporary_queues', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.jobs', 'WHERE queue <> ''*''');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.jobs_id_seq', '');

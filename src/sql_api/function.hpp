@@ -2,6 +2,7 @@
 // FunctionCallInfo and returning Datum, behind the error boundary.
 #pragma once
 
+#include "pg/extension_version.hpp"
 #include "pg/guard.hpp"
 #include "pg/module.hpp"
 #include "pg/postgres.hpp"
@@ -13,6 +14,7 @@
     Datum sql_name(PG_FUNCTION_ARGS) {                       \
         ::fetchq::pg::notice_if_not_preloaded();             \
         return ::fetchq::pg::sql_entry([fcinfo]() -> Datum { \
+            ::fetchq::pg::require_matching_sql();            \
             ::fetchq::pg::PlansInUse in_use;                 \
             return impl(fcinfo);                             \
         });                                                  \

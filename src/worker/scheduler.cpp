@@ -3,6 +3,7 @@
 // fetchq.naptime, then maintains every queue in short transactions, each run
 // as the owner of the queue's tables so no user code runs as superuser.
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "ops/counters.hpp"
 #include "ops/doc_status_sql.hpp"
 #include "ops/queue_sql.hpp"
+#include "pg/extension_version.hpp"
 #include "pg/spi.hpp"
 #include "ops/session_end.hpp"
 #include "ops/settings.hpp"
@@ -67,25 +69,26 @@ bool in_spi_transaction(Oid user, F&& f, std::string* error) {
 
 // --- catalog ---------------------------------------------------------------
 
+// The version of the extension's SQL in our database (none: not installed).
 // Reads the database's name for the log too, the first time. A failed check
 // is an error (the launcher restarts us), not "no extension", which would
 // keep the database without a scheduler until a CREATE EXTENSION.
-bool extension_installed() {
-    bool installed = false;
+std::optional<std::string> extension_version() {
+    std::optional<std::string> version;
     std::string error;
     if (!in_spi_transaction(
             InvalidOid,
             [&] {
-                installed = pg::pg_call([] {
+                pg::pg_call([] {
                     if (log_database()[0] == '\0')
                         if (const char* name = get_database_name(MyDatabaseId))
                             set_log_database(name);
-                    return OidIsValid(get_extension_oid("fetchq", true));
                 });
+                version = pg::installed_version();
             },
             &error))
         throw std::runtime_error("fetchq: could not look for extension \"fetchq\": " + error);
-    return installed;
+    return version;
 }
 
 std::vector<Queue> list_queues(std::string* error) {
@@ -667,10 +670,37 @@ void detach_guarded(int code, Datum arg) {
 }
 
 // The loop of a connected scheduler; returns only by proc_exit.
+// The library was upgraded and ALTER EXTENSION fetchq UPDATE has not run
+// yet: the SQL API refuses every call (pg/extension_version.hpp), and so
+// would the queue tasks. Says so once, then looks again every naptime.
+void wait_for_update(const std::string& installed) {
+    ereport(LOG, (errmsg("fetchq scheduler for database \"%s\" waits for the extension's update",
+                         log_database()),
+                  errdetail("The extension's SQL in the database is version %s, the library is "
+                            "version %s.",
+                            installed.c_str(), pg::library_version()),
+                  errhint("Run ALTER EXTENSION fetchq UPDATE in the database.")));
+    while (true) {
+        WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, settings.naptime_ms,
+                  PG_WAIT_EXTENSION);
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
+        if (ConfigReloadPending) {
+            ConfigReloadPending = false;
+            ProcessConfigFile(PGC_SIGHUP);
+        }
+        const std::optional<std::string> version = extension_version();
+        if (!version) leave_without_extension(true);
+        if (*version == pg::library_version()) return;
+    }
+}
+
 void scheduler_loop() {
     pgstat_report_appname("fetchq scheduler");
     apply_lock_timeout();
-    if (!extension_installed()) leave_without_extension(false);
+    const std::optional<std::string> version = extension_version();
+    if (!version) leave_without_extension(false);
+    if (*version != pg::library_version()) wait_for_update(*version);
     start_running();
     bool woken = true;
     TimestampTz queues_due = 0, jobs_due = 0;
@@ -695,7 +725,7 @@ void scheduler_loop() {
         const TimestampTz now = GetCurrentTimestamp();
         if (woken || now >= queues_due) queues_due = run_round();
         if (now >= jobs_due) jobs_due = run_periodic_jobs();
-        if (!extension_installed()) leave_without_extension(true);
+        if (!extension_version()) leave_without_extension(true);
         maybe_vacuum();
         const TimestampTz noted = take_noted_due();
         if (noted < queues_due) queues_due = noted;
