@@ -235,6 +235,29 @@ check "only the owner drops a stream" \
 check "only the owner sets a maximum age" \
     "$(psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.stream_set_max_age('st_drop', '1 hour')" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p')" \
     '42501 must be owner of stream "st_drop"'
+# stream_read reads the tables without the executor (ops/stream_read.cpp):
+# it checks the privileges a SELECT would, the table's or each column's.
+as_other() {
+    psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "$1" 2>&1 |
+        sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p;s/^\([0-9]*|.*\)$/\1/p'
+}
+q "SELECT fetchq.stream_append('st_log', 'priv', '{\"p\": 1}')" >/dev/null
+q "REVOKE SELECT ON fetchq.stream_messages FROM st_other"
+check "stream_read needs SELECT on the messages" \
+    "$(as_other "SELECT \"offset\" FROM fetchq.stream_read('st_log', 'gp', 'priv')")" \
+    "42501 permission denied for table stream_messages"
+q "GRANT SELECT (stream_id, key, \"offset\", payload, appended_at) ON fetchq.stream_messages TO st_other"
+check "... or on the columns it reads" \
+    "$(as_other "SELECT \"offset\", payload FROM fetchq.stream_read('st_log', 'gp', 'priv')")" \
+    '1|{"p": 1}'
+q "REVOKE SELECT (payload) ON fetchq.stream_messages FROM st_other"
+check "... every one of them" \
+    "$(as_other "SELECT \"offset\" FROM fetchq.stream_read('st_log', 'gp', 'priv')")" \
+    "42501 permission denied for table stream_messages"
+q "REVOKE SELECT ON fetchq.stream_offsets FROM st_other"
+check "stream_get needs SELECT on the offsets" \
+    "$(as_other "SELECT fetchq.stream_get('st_log', 'gp', 'priv')")" \
+    "42501 permission denied for table stream_offsets"
 q "SELECT fetchq.stream_drop('st_log')" >/dev/null
 check "a dropped stream leaves nothing" \
     "$(q "SELECT (SELECT count(*) FROM fetchq.stream_messages m WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = m.stream_id)) + (SELECT count(*) FROM fetchq.stream_offsets o WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = o.stream_id))")" 0

@@ -214,24 +214,6 @@ int64_t append_message(int32_t stream, const std::string& key, Datum payload, bo
     return spi_int(0, 1);
 }
 
-uint64_t read_messages(int32_t stream, const std::string& group, const std::string& key,
-                       int32_t limit) {
-    ensure_group(stream, group);
-    SPIPlanPtr plan = cached_plan(
-        "", "stream_read",
-        [] {
-            return std::string(
-                "SELECT m.\"offset\", m.payload, m.appended_at FROM fetchq.stream_messages AS m"
-                " WHERE m.stream_id = $1 AND m.key = $2 AND m.\"offset\" > COALESCE("
-                "  (SELECT o.committed FROM fetchq.stream_offsets AS o WHERE o.stream_id = $1"
-                "    AND o.group_name = $3 AND o.key = $2), 0)"
-                " ORDER BY m.\"offset\" LIMIT $4");
-        },
-        {INT4OID, TEXTOID, TEXTOID, INT4OID});
-    Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int32GetDatum(limit)};
-    return spi_execute(plan, values, nullptr, false);
-}
-
 int64_t commit_offset(int32_t stream, const std::string& group, const std::string& key,
                       int64_t offset) {
     if (offset < 0)

@@ -46,11 +46,6 @@ void ensure_group(int32_t stream, const std::string& group);
 // Appends a message to the key; returns its offset.
 int64_t append_message(int32_t stream, const std::string& key, Datum payload, bool payload_null);
 
-// The messages after the group's committed offset, at most `limit`, into
-// SPI_tuptable as ("offset", payload, appended_at); returns how many.
-uint64_t read_messages(int32_t stream, const std::string& group, const std::string& key,
-                       int32_t limit);
-
 // Moves the group's committed offset of the key to `offset` if that is
 // forward (an offset at or below it is ignored); raises 22023 for an offset
 // beyond the key's last message. Returns the committed offset after.

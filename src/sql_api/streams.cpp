@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "ops/stream_claims.hpp"
+#include "ops/stream_read.hpp"
 #include "ops/streams.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
@@ -85,8 +86,13 @@ Datum stream_read(FunctionCallInfo fcinfo) {
     const int32_t limit = PG_NARGS() > 3 ? arg_limit(fcinfo, 3, "limit") : 100;
     begin_rows(fcinfo);
     spi_connect();
-    const uint64_t n = read_messages(stream_id(stream), group, key, limit);
-    for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
+    const int32_t id = stream_id(stream);
+    ensure_group(id, group);
+    for (const StreamMessage& m : read_messages(id, group, key, limit)) {
+        Datum values[3] = {Int64GetDatum(m.offset), m.payload, TimestampTzGetDatum(m.appended_at)};
+        bool nulls[3] = {false, m.payload_null, false};
+        add_row(fcinfo, values, nulls);
+    }
     spi_finish();
     return (Datum)0;
 }
@@ -119,11 +125,14 @@ Datum stream_get(FunctionCallInfo fcinfo) {
     const std::string group = arg_group(fcinfo, 1);
     const std::string key = arg_key(fcinfo, 2);
     spi_connect();
+    const int32_t id = stream_id(stream);
+    ensure_group(id, group);
     std::string json;
-    if (read_messages(stream_id(stream), group, key, 1) > 0) {
-        const char* payload = spi_text(0, 2);
-        json = "{\"id\": " + std::to_string(spi_int(0, 1)) +
-               ", \"message\": " + (payload ? payload : "null") + "}";
+    for (const StreamMessage& m : read_messages(id, group, key, 1)) {
+        const char* payload = m.payload_null ? "null" : pg_call([&] {
+            return DatumGetCString(DirectFunctionCall1(jsonb_out, m.payload));
+        });
+        json = "{\"id\": " + std::to_string(m.offset) + ", \"message\": " + payload + "}";
     }
     spi_finish();
     if (json.empty()) PG_RETURN_NULL();

@@ -1,0 +1,165 @@
+#include "ops/stream_read.hpp"
+
+extern "C" {
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/namespace.h"
+#include "executor/tuptable.h"
+#include "parser/parse_relation.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+}
+
+#include "pg/guard.hpp"
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+namespace {
+
+// Plain data for the one pg_call: what to read, and the rows found
+// (palloc'd, grown as needed).
+struct Read {
+    int32 stream;
+    text* group;
+    text* key;
+    int32 limit;
+    StreamMessage* rows;
+    int count;
+    int capacity;
+};
+
+Relation open_table(const char* name) {
+    const Oid relid = get_relname_relid(name, get_namespace_oid("fetchq", false));
+    if (!OidIsValid(relid)) elog(ERROR, "table fetchq.%s is missing", name);
+    return table_open(relid, AccessShareLock);
+}
+
+// What the executor checks for a SELECT of these columns: the table's
+// privilege or each column's. Row security is never enabled on the tables
+// of streams; were it, this read could not apply it, so it refuses.
+void require_select(Relation rel, const char* const* columns, int n) {
+    const Oid relid = RelationGetRelid(rel);
+    const Oid user = GetUserId();
+    if (pg_class_aclcheck(relid, user, ACL_SELECT) != ACLCHECK_OK)
+        for (int i = 0; i < n; ++i)
+            if (pg_attribute_aclcheck(relid, attnameAttNum(rel, columns[i], false), user,
+                                      ACL_SELECT) != ACLCHECK_OK)
+                aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, RelationGetRelationName(rel));
+    if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("row security on table \"%s\" is not supported",
+                               RelationGetRelationName(rel)),
+                        errhint("Disable row security on the tables of fetchq's streams.")));
+}
+
+// An index scan of the table's primary key with `keys` (index columns).
+IndexScanDesc begin_key_scan(Relation rel, Relation index, Snapshot snapshot, ScanKeyData* keys,
+                             int n) {
+    IndexScanDesc scan = index_beginscan(rel, index, snapshot, n, 0);
+    index_rescan(scan, keys, n, nullptr, 0);
+    return scan;
+}
+
+void init_text_key(ScanKeyData* key, Relation index, AttrNumber column, text* value) {
+    ScanKeyInit(key, column, BTEqualStrategyNumber, F_TEXTEQ, PointerGetDatum(value));
+    // ScanKeyInit compares in the C collation; the index is sorted in the
+    // column's.
+    key->sk_collation = index->rd_indcollation[column - 1];
+}
+
+// The group's committed offset of the key; 0 without a row.
+int64 committed_offset(const Read* r, Snapshot snapshot) {
+    static const char* const kColumns[] = {"stream_id", "group_name", "key", "committed"};
+    Relation rel = open_table("stream_offsets");
+    require_select(rel, kColumns, 4);
+    Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
+    ScanKeyData keys[3];
+    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(r->stream));
+    init_text_key(&keys[1], index, 2, r->group);
+    init_text_key(&keys[2], index, 3, r->key);
+    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, 3);
+    TupleTableSlot* slot = table_slot_create(rel, nullptr);
+    int64 committed = 0;
+    if (index_getnext_slot(scan, ForwardScanDirection, slot)) {
+        bool isnull = true;
+        const Datum d = slot_getattr(slot, attnameAttNum(rel, "committed", false), &isnull);
+        if (!isnull) committed = DatumGetInt64(d);
+    }
+    ExecDropSingleTupleTableSlot(slot);
+    index_endscan(scan);
+    index_close(index, NoLock);
+    table_close(rel, NoLock);
+    return committed;
+}
+
+void add(Read* r, const StreamMessage& m) {
+    if (r->count == r->capacity) {
+        r->capacity *= 2;
+        r->rows =
+            static_cast<StreamMessage*>(repalloc(r->rows, sizeof(StreamMessage) * r->capacity));
+    }
+    r->rows[r->count++] = m;
+}
+
+void read_after(Read* r, Snapshot snapshot, int64 committed) {
+    static const char* const kColumns[] = {"stream_id", "key", "offset", "payload", "appended_at"};
+    Relation rel = open_table("stream_messages");
+    require_select(rel, kColumns, 5);
+    const AttrNumber offset_att = attnameAttNum(rel, "offset", false);
+    const AttrNumber payload_att = attnameAttNum(rel, "payload", false);
+    const AttrNumber at_att = attnameAttNum(rel, "appended_at", false);
+    Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
+    ScanKeyData keys[3];
+    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(r->stream));
+    init_text_key(&keys[1], index, 2, r->key);
+    ScanKeyInit(&keys[2], 3, BTGreaterStrategyNumber, F_INT8GT, Int64GetDatum(committed));
+    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, 3);
+    TupleTableSlot* slot = table_slot_create(rel, nullptr);
+    while (r->count < r->limit && index_getnext_slot(scan, ForwardScanDirection, slot)) {
+        StreamMessage m{};
+        bool isnull = true;
+        m.offset = DatumGetInt64(slot_getattr(slot, offset_att, &isnull));
+        const Datum payload = slot_getattr(slot, payload_att, &m.payload_null);
+        // A copy, whole: the slot's buffer goes, and a toasted value must not
+        // outlive the snapshot that found it.
+        m.payload = m.payload_null ? (Datum)0 : PointerGetDatum(PG_DETOAST_DATUM_COPY(payload));
+        m.appended_at = DatumGetTimestampTz(slot_getattr(slot, at_att, &isnull));
+        add(r, m);
+    }
+    ExecDropSingleTupleTableSlot(slot);
+    index_endscan(scan);
+    index_close(index, NoLock);
+    table_close(rel, NoLock);
+}
+
+void read(Read* r) {
+    // What a statement run now would see: in READ COMMITTED a new snapshot,
+    // in REPEATABLE READ the transaction's.
+    Snapshot snapshot = RegisterSnapshot(GetTransactionSnapshot());
+    read_after(r, snapshot, committed_offset(r, snapshot));
+    UnregisterSnapshot(snapshot);
+}
+
+}  // namespace
+
+std::vector<StreamMessage> read_messages(int32_t stream, const std::string& group,
+                                         const std::string& key, int32_t limit) {
+    Read r{stream, nullptr, nullptr, limit, nullptr, 0, 0};
+    pg_call([&] {
+        r.group = cstring_to_text_with_len(group.data(), static_cast<int>(group.size()));
+        r.key = cstring_to_text_with_len(key.data(), static_cast<int>(key.size()));
+        r.capacity = limit < 16 ? (limit < 1 ? 1 : limit) : 16;
+        r.rows = static_cast<StreamMessage*>(palloc(sizeof(StreamMessage) * r.capacity));
+        read(&r);
+    });
+    return std::vector<StreamMessage>(r.rows, r.rows + r.count);
+}
+
+}  // namespace fetchq::ops
