@@ -144,6 +144,31 @@ check "nothing was pushed" "$(in_db up "SELECT count(*) FROM fetchq_data.q_state
 refused=$(psql -X -q -At -d live -c "INSERT INTO fetchq.queues (name) VALUES ('q_by_hand')" 2>&1 || true)
 check_has "0.1.0's triggers are refused too" "$refused" "has version 0.1.0 in this database"
 
+# Every C function of 0.1.0's SQL: its symbol is in the new library, and a
+# call (all arguments NULL, where the function is called on NULLs) is refused.
+in_db up "SELECT p.prosrc FROM pg_proc p WHERE p.pronamespace = 'fetchq'::regnamespace
+    AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c') ORDER BY 1" |
+    sort -u >"$work/symbols-0.1.0.txt"
+nm -D --defined-only "$root/usr/lib/postgresql/15/lib/fetchq.so" | awk '{print $3}' | sort -u >"$work/symbols-new.txt"
+check "the new library has every symbol 0.1.0's SQL binds ($(wc -l <"$work/symbols-0.1.0.txt"))" \
+    "$(comm -23 "$work/symbols-0.1.0.txt" "$work/symbols-new.txt" | tr '\n' ' ')" ""
+calls=$(in_db up "SELECT format('SELECT %s(%s);', p.oid::regproc,
+        (SELECT string_agg('NULL::' || format_type(t, NULL), ', ' ORDER BY i)
+         FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS a(t, i)))
+    FROM pg_proc p WHERE p.pronamespace = 'fetchq'::regnamespace AND NOT p.proisstrict
+      AND p.prorettype <> 'trigger'::regtype ORDER BY p.oid::regprocedure::text")
+called=0 refused_all=0
+while IFS= read -r call; do
+    called=$((called + 1))
+    out=$(psql -X -q -At -d up -c "$call" 2>&1 || true)
+    if grep -q 'has version 0.1.0 in this database' <<<"$out"; then
+        refused_all=$((refused_all + 1))
+    else
+        echo "not refused: $call -> $out"
+    fi
+done <<<"$calls"
+check "every function of 0.1.0 called on NULLs is refused ($called)" "$refused_all" "$called"
+
 deadline=$((SECONDS + 20))
 until grep -q 'scheduler for database "live" waits for the extension' "$log" || [ $SECONDS -ge $deadline ]; do
     sleep 0.2
