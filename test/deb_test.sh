@@ -151,12 +151,12 @@ for d in "${deps[@]}"; do
     if [[ "$d" =~ \((.+)\ (.+)\) ]]; then
         have=$(dpkg-query -W -f='${Version}' "$name" 2>/dev/null || true)
         if [ -n "$have" ] && dpkg --compare-versions "$have" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"; then
-            ok "$d (postgresql-15 brings $name, here $have)"
+            ok "$d (installed with postgresql-15: $have)"
         else
             fail "$d not met by the installed $name '$have'"
         fi
     else
-        ok "$d (postgresql-15 brings it)"
+        ok "$d (installed with postgresql-15)"
     fi
 done
 
