@@ -17,6 +17,9 @@ PACKAGES=(
     # test/pgbouncer_test.sh: temporary queues and the waiting pick behind a
     # pooler in transaction mode (the test runs its own pgbouncer)
     pgbouncer
+    # debian/ and test/deb_test.sh: the postgresql-15-fetchq package
+    # (pg_buildext and the pgxs debhelper addon are in postgresql-server-dev-all)
+    debhelper dpkg-dev postgresql-server-dev-all
 )
 
 installed() {
