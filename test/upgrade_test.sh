@@ -61,6 +61,15 @@ export PGHOST=$work/cluster PGPORT=$port PGUSER=postgres
 in_db() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
 # --- databases under 0.1.0 ----------------------------------------------------
+# A role that owns a queue, with the privileges 0.1.0's install.md gives an
+# application role that creates queues (the same in the fresh database).
+app_grants="GRANT USAGE ON SCHEMA fetchq, fetchq_data TO fq_app;
+GRANT CREATE ON SCHEMA fetchq_data TO fq_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.queues, fetchq.counters, fetchq.custom_counters,
+    fetchq.metrics_writes, fetchq.jobs TO fq_app;
+GRANT USAGE, SELECT ON SEQUENCE fetchq.queues_id_seq, fetchq.custom_counters_id_seq,
+    fetchq.jobs_id_seq TO fq_app;"
+psql -X -q -d postgres -c "CREATE ROLE fq_app"
 # "up": every document state, logs, metrics, settings and jobs; its scheduler
 # idle, so that nothing moves between the two snapshots. "live": a scheduler
 # that runs, and a planned document.
@@ -92,6 +101,12 @@ SELECT * FROM fetchq.metric_increment('q_states', 'custom', 3);
 SELECT * FROM fetchq.metric_snap('q_states');
 -- A temporary queue of 0.1.0 (its session long gone when the update runs).
 UPDATE fetchq.queues SET owner_session = 424242 WHERE name = 'q_tmp';
+SQL
+psql -X -q -v ON_ERROR_STOP=1 -d up >/dev/null <<SQL
+$app_grants
+SET ROLE fq_app;
+SELECT * FROM fetchq.queue_create('q_app');
+SELECT * FROM fetchq.doc_push('q_app', 'a1', 0, 0, now(), '{"app": 1}');
 SQL
 psql -X -q -v ON_ERROR_STOP=1 -d live >/dev/null <<'SQL'
 SET client_min_messages = warning;
@@ -213,6 +228,11 @@ SELECT * FROM fetchq.queue_create('q_notify');
 SELECT * FROM fetchq.queue_create('q_tmp');
 SELECT * FROM fetchq.queue_enable_notify('q_notify');
 SQL
+psql -X -q -v ON_ERROR_STOP=1 -d fresh >/dev/null <<SQL
+$app_grants
+SET ROLE fq_app;
+SELECT * FROM fetchq.queue_create('q_app');
+SQL
 psql -X -q -v ON_ERROR_STOP=1 -d up -f "$here/test/upgrade/catalog.sql" >"$work/catalog-updated.txt"
 psql -X -q -v ON_ERROR_STOP=1 -d fresh -f "$here/test/upgrade/catalog.sql" >"$work/catalog-fresh.txt"
 if diff -u "$work/catalog-fresh.txt" "$work/catalog-updated.txt" >"$work/catalog.diff"; then
@@ -226,6 +246,8 @@ fi
 check "push after the update" "$(in_db up "SELECT * FROM fetchq.doc_push('q_states', 'new', 0, 0, now() - interval '1 hour', '{\"n\": 1}')")" 1
 check "pick after the update" "$(in_db up "SELECT subject FROM fetchq.doc_pick('q_states', 0, 1, '5m')")" pending
 check "complete after the update" "$(in_db up "SELECT * FROM fetchq.doc_complete('q_states', 'pending', '{}')")" 1
+check "fq_app picks from its queue after the update" \
+    "$(in_db up "SET ROLE fq_app; SELECT subject FROM fetchq.doc_pick('q_app', 0, 1, '5m')")" a1
 check "a new function after the update" "$(in_db up "SELECT status FROM fetchq.doc_peek('q_states', 'new')")" 1
 
 # up's scheduler, enabled and restarted, drops 0.1.0's temporary queue.
