@@ -1,7 +1,7 @@
 // The composition root: what PostgreSQL calls when it loads the library.
 // _PG_init defines the settings, requests shared memory and registers the
-// launcher (only when preloaded), and wires the transaction callbacks that
-// write the counters of a commit and wake the scheduler.
+// launcher (only when preloaded, and not under pg_upgrade), and wires the transaction callbacks
+// that write the counters of a commit and wake the scheduler.
 #include "ops/counters.hpp"
 #include "ops/pick_start.hpp"
 #include "ops/pick_wake.hpp"
@@ -88,5 +88,8 @@ extern "C" PGDLLEXPORT void _PG_init(void) {
     fetchq::ops::request_shared_memory();
     fetchq::ops::install_shmem_hooks();
     fetchq::worker::install_database_guard();
-    fetchq::worker::register_launcher();
+    // No workers in pg_upgrade's servers (-b): it reads the old cluster's
+    // next transaction id before starting it, so a transaction of ours there
+    // would have its id given out again in the new cluster.
+    if (!IsBinaryUpgrade) fetchq::worker::register_launcher();
 }

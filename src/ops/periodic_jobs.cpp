@@ -13,6 +13,30 @@
 
 namespace fetchq::ops {
 
+namespace {
+
+// Whether the queue's snapshot table has its primary key. pg_restore -j
+// builds it once the table's rows are in, maybe before its id sequence is
+// set: a snapshot before the key could take ids still to be loaded and make
+// the key's creation fail; after it, such an id fails the snapshot alone.
+bool metrics_table_keyed(const std::string& queue) {
+    using namespace fetchq::pg;
+    SPIPlanPtr plan =
+        cached_plan("", "metrics_table_keyed",
+                    [] {
+                        return std::string(
+                            "SELECT EXISTS (SELECT FROM pg_catalog.pg_index WHERE indisprimary"
+                            " AND indrelid = pg_catalog.to_regclass($1))");
+                    },
+                    {TEXTOID});
+    Datum rel = to_text(metrics_rel(queue));
+    spi_execute(plan, &rel, nullptr, true, 1);
+    bool isnull = false;
+    return DatumGetBool(spi_value(0, 1, &isnull));
+}
+
+}  // namespace
+
 std::vector<PeriodicJob> claim_due_jobs(int32_t limit) {
     using namespace fetchq::pg;
     SPIPlanPtr plan = cached_plan(
@@ -64,7 +88,7 @@ int64_t next_job_due() {
 void run_periodic_job(const PeriodicJob& job) {
     if (job.task == "sts") {
         require_queue(job.queue);
-        snapshot_counters(job.queue);
+        if (metrics_table_keyed(job.queue)) snapshot_counters(job.queue);
     } else if (job.task == "drp") {
         drop_metrics_by_setting(job.queue);
         drop_logs_by_setting(job.queue);

@@ -99,10 +99,17 @@ std::vector<Queue> list_queues(std::string* error) {
             SPIPlanPtr plan =
                 pg::cached_plan("", "scheduler_queues",
                                 [] {
+                                    // A restore (pg_restore, or psql on a plain dump) adds
+                                    // the primary keys after every table's rows and sequence
+                                    // values: a queue without one is still being restored
+                                    // and is left alone, since writing into it could take
+                                    // ids or subjects the restore is still to load.
                                     return std::string(
                                         "SELECT q.name::text, c.relowner FROM fetchq.queues q "
                                         "JOIN pg_class c ON c.oid = to_regclass('fetchq_data.' || "
-                                        "quote_ident(q.name || '__docs')) ORDER BY q.name");
+                                        "quote_ident(q.name || '__docs')) WHERE EXISTS (SELECT "
+                                        "FROM pg_index i WHERE i.indrelid = c.oid AND "
+                                        "i.indisprimary) ORDER BY q.name");
                                 },
                                 {});
             const uint64_t n = pg::spi_execute(plan, nullptr, nullptr, true);
