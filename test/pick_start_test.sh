@@ -129,6 +129,17 @@ for _ in $(seq 1 50); do
 done
 check "... until a pick from the beginning renews the start (fetchq.pick_start_max_age)" \
     "$renewed" yes
+# A TRUNCATE drops the start at its commit (ops::note_truncate): rows inserted
+# by SQL into the emptied table are seen at once, even without renewals.
+for how in "TRUNCATE fetchq_data.ps__docs" "SELECT fetchq.queue_truncate('ps')"; do
+    q "SELECT fetchq.doc_push('ps', 'last', 0, 0, now() + interval '1 hour', '{}')" >/dev/null
+    q "SELECT fetchq.doc_push('ps', 'late2', 0, 0, now(), '{}')" >/dev/null
+    PGOPTIONS="$strict" q "SELECT subject FROM fetchq.doc_pick('ps', 0, 1, '5m')" >/dev/null
+    q "$how" >/dev/null
+    sql_doc ps after_truncate
+    check "after $how, a document inserted by SQL is picked from the start at once" \
+        "$(PGOPTIONS="$strict" q "SELECT subject FROM fetchq.doc_pick('ps', 0, 1, '5m')")" after_truncate
+done
 
 echo "# under a held xmin horizon: index entries read per pick"
 q "SELECT fetchq.queue_create('ps_held')" >/dev/null

@@ -11,6 +11,8 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "catalog/namespace.h"
+#include "utils/lsyscache.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
@@ -124,6 +126,26 @@ void note_pickable_at(std::string_view queue, int32_t version, const core::PickK
 }
 
 void note_pickable_anywhere(std::string_view queue) { note(queue, core::PickableChange{}); }
+
+void note_truncate(const TruncateStmt* stmt) {
+    if (g_slots == nullptr) return;
+    std::vector<std::string> queues;
+    pg::pg_call([&] {
+        const Oid data = get_namespace_oid("fetchq_data", true);
+        ListCell* cell;
+        foreach (cell, stmt->relations) {
+            const Oid relid = RangeVarGetRelid(lfirst_node(RangeVar, cell), NoLock, true);
+            if (!OidIsValid(relid) || !OidIsValid(data) || get_rel_namespace(relid) != data)
+                continue;
+            const char* name = get_rel_name(relid);
+            const std::size_t len = name ? strlen(name) : 0;
+            constexpr std::size_t kSuffix = sizeof("__docs") - 1;
+            if (len > kSuffix && strcmp(name + len - kSuffix, "__docs") == 0)
+                queues.emplace_back(name, len - kSuffix);
+        }
+    });
+    for (const std::string& queue : queues) note_pickable_anywhere(queue);
+}
 
 void note_pending_locked(std::string_view queue) {
     if (g_slots != nullptr && g_locked.find(queue) == g_locked.end()) g_locked.emplace(queue);

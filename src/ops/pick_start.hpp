@@ -14,6 +14,10 @@
 #include "core/pick_start.hpp"
 #include "pg/postgres.hpp"
 
+extern "C" {
+#include "nodes/parsenodes.h"
+}
+
 namespace fetchq::ops {
 
 Size pick_start_shmem_size();
@@ -27,6 +31,11 @@ void note_pickable_anywhere(std::string_view queue);
 // one of its savepoints) rolls back, they are pending again wherever they
 // were.
 void note_pending_locked(std::string_view queue);
+
+// A TRUNCATE (queue_truncate, or by hand): of the queues whose documents
+// table it names, the picks after its commit start from the beginning, so
+// they see at once what plain SQL inserts into the emptied table.
+void note_truncate(const TruncateStmt* stmt);
 
 // From the transaction callbacks.
 void publish_pick_changes_at_commit();

@@ -1,5 +1,6 @@
 #include "worker/database_guard.hpp"
 
+#include "ops/pick_start.hpp"
 #include "ops/shared_state.hpp"
 #include "pg/guard.hpp"
 
@@ -87,6 +88,8 @@ void on_utility(PlannedStmt* pstmt, const char* query, bool read_only_tree,
     // Only our part is guarded: the statement itself reports its own errors.
     pg::callback_entry(ERROR, "utility_hook", [pstmt] {
         if (shared() == nullptr) return;
+        if (IsA(pstmt->utilityStmt, TruncateStmt))
+            ops::note_truncate(castNode(TruncateStmt, pstmt->utilityStmt));
         if (const char* dbname = database_needing_exclusive_use(pstmt->utilityStmt)) {
             Oid dboid = get_database_oid(dbname, true);
             if (OidIsValid(dboid))
