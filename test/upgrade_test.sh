@@ -256,6 +256,27 @@ psql -X -q -d postgres -c "ALTER DATABASE up RESET fetchq.enabled" \
 wait_for "0.1.0's temporary queue is dropped once its session is found gone" 30 \
     "SELECT count(*) FROM fetchq.queues WHERE name = 'q_tmp'" 0
 
+# A released version's scripts never change: while fetchq.control names a
+# version with a tag, the install and update scripts must be the tag's (a
+# change of the SQL starts the next version, src/upgrade/README.md).
+if git -C "$here" rev-parse -q --verify "v$new^{commit}" >/dev/null; then
+    rel=$work/release
+    mkdir -p "$rel"
+    git -C "$here" archive "v$new" Makefile fetchq.control src scripts | tar -x -C "$rel"
+    make -C "$rel" -s PG_CONFIG=$SYS_PGBIN/pg_config "fetchq--$new.sql" "fetchq--0.1.0--$new.sql"
+    make -C "$here" -s PG_CONFIG=$SYS_PGBIN/pg_config "fetchq--$new.sql" "fetchq--0.1.0--$new.sql"
+    for f in "fetchq--$new.sql" "fetchq--0.1.0--$new.sql"; do
+        if cmp -s "$rel/$f" "$here/$f"; then
+            ok "$f is the one released as v$new"
+        else
+            fail "$f differs from the one released as v$new: a change of the SQL needs a new version"
+            diff "$rel/$f" "$here/$f" | head -n 20
+        fi
+    done
+else
+    echo "no tag v$new: version $new is not released yet, its scripts may still change"
+fi
+
 if grep -E 'terminated by signal|PANIC|TRAP' "$log"; then fail "the server log shows a crash"; else ok "no crash in the server log"; fi
 echo "upgrade test: $((SECONDS - started)) s"
 [ "$failures" = 0 ]
