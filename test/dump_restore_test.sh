@@ -22,16 +22,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 PGBIN=${PGBIN:-$(pg_config --bindir)}
 export PGBIN PGUSER=postgres
-dir=$(mktemp -d /tmp/fetchq-dump.XXXXXX)
 db=dr_src
 source "$here/test/lib/checks.sh"
-[ "$(id -u)" = 0 ] && chown postgres: "$dir" # the server runs as postgres
-
-cleanup() {
-    "$here/scripts/pg_cluster.sh" stop "$dir" >/dev/null 2>&1 || true
-    [ -n "${KEEP:-}" ] || rm -rf "$dir"
-}
-trap cleanup EXIT
+source "$here/test/lib/own_clusters.sh"
+own_clusters dump
 
 port=$("$here/scripts/pg_cluster.sh" start "$dir" "fetchq.naptime = '1s'")
 export PGHOST=$dir PGPORT=$port

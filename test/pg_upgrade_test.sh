@@ -16,20 +16,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 PGBIN=${PGBIN:-$(pg_config --bindir)}
 export PGBIN PGUSER=postgres
-dir=$(mktemp -d /tmp/fetchq-upgrade.XXXXXX)
-old=$dir/old
-new=$dir/new
 db=up
 source "$here/test/lib/checks.sh"
-[ "$(id -u)" = 0 ] && chown postgres: "$dir" # the servers run as postgres
-
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-cleanup() {
-    "$here/scripts/pg_cluster.sh" stop "$new" >/dev/null 2>&1 || true
-    "$here/scripts/pg_cluster.sh" stop "$old" >/dev/null 2>&1 || true
-    [ -n "${KEEP:-}" ] || rm -rf "$dir"
-}
-trap cleanup EXIT
+source "$here/test/lib/own_clusters.sh"
+own_clusters pg-upgrade
+old=$dir/old
+new=$dir/new
 
 port=$("$here/scripts/pg_cluster.sh" start "$old" "fetchq.naptime = '1s'")
 export PGHOST=$old PGPORT=$port

@@ -15,20 +15,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 PGBIN=${PGBIN:-$(pg_config --bindir)}
 export PGBIN PGUSER=postgres
-dir=$(mktemp -d /tmp/fetchq-standby.XXXXXX)
-primary=$dir/primary
-standby=$dir/standby
 db=sb_one # for lib/checks.sh; every statement below names its cluster
 source "$here/test/lib/checks.sh"
-[ "$(id -u)" = 0 ] && chown postgres: "$dir" # the servers run as postgres
-
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-cleanup() {
-    "$here/scripts/pg_cluster.sh" stop "$standby" >/dev/null 2>&1 || true
-    "$here/scripts/pg_cluster.sh" stop "$primary" >/dev/null 2>&1 || true
-    [ -n "${KEEP:-}" ] || rm -rf "$dir"
-}
-trap cleanup EXIT
+source "$here/test/lib/own_clusters.sh"
+own_clusters standby
+primary=$dir/primary
+standby=$dir/standby
 
 pport=$("$here/scripts/pg_cluster.sh" start "$primary" "wal_level = replica" \
     "max_wal_senders = 4" "hot_standby = on")

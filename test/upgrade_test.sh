@@ -14,17 +14,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 SYS_PGBIN=/usr/lib/postgresql/15/bin
-work=$(mktemp -d /tmp/fetchq-upgrade.XXXXXX)
+# shellcheck source=test/lib/checks.sh
+. "$here/test/lib/checks.sh"
+. "$here/test/lib/own_clusters.sh"
+own_clusters upgrade
+work=$dir
 root=$work/root
 export PGBIN=$root/usr/lib/postgresql/15/bin
 started=$SECONDS
-cleanup() {
-    "$here/scripts/pg_cluster.sh" stop "$work/cluster" >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-# shellcheck source=test/lib/checks.sh
-. "$here/test/lib/checks.sh"
 db=up
 
 # --- 0.1.0, built from history ----------------------------------------------
@@ -61,27 +58,36 @@ export PGHOST=$work/cluster PGPORT=$port PGUSER=postgres
 in_db() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
 # --- databases under 0.1.0 ----------------------------------------------------
-# A role that owns a queue, with the privileges 0.1.0's install.md gives an
-# application role that creates queues (the same in the fresh database).
-app_grants="GRANT USAGE ON SCHEMA fetchq, fetchq_data TO fq_app;
-GRANT CREATE ON SCHEMA fetchq_data TO fq_app;
-GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.queues, fetchq.counters, fetchq.custom_counters,
-    fetchq.metrics_writes, fetchq.jobs TO fq_app;
-GRANT USAGE, SELECT ON SEQUENCE fetchq.queues_id_seq, fetchq.custom_counters_id_seq,
-    fetchq.jobs_id_seq TO fq_app;"
+# make_queues DB: the extension and the queues that "up" has under 0.1.0 and
+# "fresh" under this version, for the catalogs to be compared; among them a
+# queue of a role with the privileges 0.1.0's install.md gives an application
+# role that creates queues.
 psql -X -q -d postgres -c "CREATE ROLE fq_app"
-# "up": every document state, logs, metrics, settings and jobs; its scheduler
-# idle, so that nothing moves between the two snapshots. "live": a scheduler
-# that runs, and a planned document.
-psql -X -q -d postgres -c "CREATE DATABASE up" -c "ALTER DATABASE up SET fetchq.enabled = off" \
-    -c "CREATE DATABASE live"
-psql -X -q -v ON_ERROR_STOP=1 -d up >/dev/null <<'SQL'
+make_queues() {
+    psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION fetchq;
 SELECT * FROM fetchq.queue_create('q_states');
 SELECT * FROM fetchq.queue_create('q_notify');
 SELECT * FROM fetchq.queue_create('q_tmp');
 SELECT * FROM fetchq.queue_enable_notify('q_notify');
+GRANT USAGE ON SCHEMA fetchq, fetchq_data TO fq_app;
+GRANT CREATE ON SCHEMA fetchq_data TO fq_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.queues, fetchq.counters, fetchq.custom_counters,
+    fetchq.metrics_writes, fetchq.jobs TO fq_app;
+GRANT USAGE, SELECT ON SEQUENCE fetchq.queues_id_seq, fetchq.custom_counters_id_seq,
+    fetchq.jobs_id_seq TO fq_app;
+SET ROLE fq_app;
+SELECT * FROM fetchq.queue_create('q_app');
+SQL
+}
+# "up": every document state, logs, metrics, settings and jobs; its scheduler
+# idle, so that nothing moves between the two snapshots. "live": a scheduler
+# that runs, and a planned document.
+psql -X -q -d postgres -c "CREATE DATABASE up" -c "ALTER DATABASE up SET fetchq.enabled = off" \
+    -c "CREATE DATABASE live"
+make_queues up
+psql -X -q -v ON_ERROR_STOP=1 -d up >/dev/null <<'SQL'
 SELECT * FROM fetchq.queue_set_max_attempts('q_states', 3);
 SELECT * FROM fetchq.queue_set_logs_retention('q_states', '2 days');
 SELECT * FROM fetchq.doc_push('q_states', 'planned', 0, 0, now() + interval '1 day', '{"s": "planned"}');
@@ -102,12 +108,7 @@ SELECT * FROM fetchq.metric_snap('q_states');
 -- A temporary queue of 0.1.0 (its session long gone when the update runs).
 UPDATE fetchq.queues SET owner_session = 424242 WHERE name = 'q_tmp';
 SQL
-psql -X -q -v ON_ERROR_STOP=1 -d up >/dev/null <<SQL
-$app_grants
-SET ROLE fq_app;
-SELECT * FROM fetchq.queue_create('q_app');
-SELECT * FROM fetchq.doc_push('q_app', 'a1', 0, 0, now(), '{"app": 1}');
-SQL
+in_db up "SET ROLE fq_app; SELECT * FROM fetchq.doc_push('q_app', 'a1', 0, 0, now(), '{\"app\": 1}')" >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d live >/dev/null <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION fetchq;
@@ -143,7 +144,6 @@ make -C "$here" install DESTDIR="$root" PG_CONFIG=$SYS_PGBIN/pg_config >/dev/nul
 [ "$(id -u)" = 0 ] && chmod -R a+rX "$root"
 new=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$here/fetchq.control")
 log=$work/cluster/server.log
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 as_pg "$PGBIN/pg_ctl" -D "$work/cluster/data" -l "$log" -w -t 60 start >/dev/null
 
 # The old SQL on the new library: refused, with the hint, never run.
@@ -220,19 +220,7 @@ fi
 
 # The same queues in a fresh install, then both catalogs, diffed.
 psql -X -q -d postgres -c "CREATE DATABASE fresh" -c "ALTER DATABASE fresh SET fetchq.enabled = off"
-psql -X -q -v ON_ERROR_STOP=1 -d fresh >/dev/null <<'SQL'
-SET client_min_messages = warning;
-CREATE EXTENSION fetchq;
-SELECT * FROM fetchq.queue_create('q_states');
-SELECT * FROM fetchq.queue_create('q_notify');
-SELECT * FROM fetchq.queue_create('q_tmp');
-SELECT * FROM fetchq.queue_enable_notify('q_notify');
-SQL
-psql -X -q -v ON_ERROR_STOP=1 -d fresh >/dev/null <<SQL
-$app_grants
-SET ROLE fq_app;
-SELECT * FROM fetchq.queue_create('q_app');
-SQL
+make_queues fresh
 psql -X -q -v ON_ERROR_STOP=1 -d up -f "$here/test/upgrade/catalog.sql" >"$work/catalog-updated.txt"
 psql -X -q -v ON_ERROR_STOP=1 -d fresh -f "$here/test/upgrade/catalog.sql" >"$work/catalog-fresh.txt"
 if diff -u "$work/catalog-fresh.txt" "$work/catalog-updated.txt" >"$work/catalog.diff"; then
