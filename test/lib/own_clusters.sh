@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # For the tests that run PostgreSQL clusters of their own
 # (scripts/pg_cluster.sh) under one directory; sourced after setting $here.
 # own_clusters NAME makes /tmp/fetchq-NAME.XXXXXX as $dir (the servers run
