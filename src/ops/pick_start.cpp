@@ -129,22 +129,28 @@ void note_pickable_anywhere(std::string_view queue) { note(queue, core::Pickable
 
 void note_truncate(const TruncateStmt* stmt) {
     if (g_slots == nullptr) return;
-    std::vector<std::string> queues;
-    pg::pg_call([&] {
+    constexpr std::size_t kSuffix = sizeof("__docs") - 1;
+    // The names of the documents tables it names (palloc'd).
+    List* tables = pg::pg_call([&] {
+        List* found = NIL;
         const Oid data = get_namespace_oid("fetchq_data", true);
         ListCell* cell;
         foreach (cell, stmt->relations) {
             const Oid relid = RangeVarGetRelid(lfirst_node(RangeVar, cell), NoLock, true);
             if (!OidIsValid(relid) || !OidIsValid(data) || get_rel_namespace(relid) != data)
                 continue;
-            const char* name = get_rel_name(relid);
+            char* name = get_rel_name(relid);
             const std::size_t len = name ? strlen(name) : 0;
-            constexpr std::size_t kSuffix = sizeof("__docs") - 1;
             if (len > kSuffix && strcmp(name + len - kSuffix, "__docs") == 0)
-                queues.emplace_back(name, len - kSuffix);
+                found = lappend(found, name);
         }
+        return found;
     });
-    for (const std::string& queue : queues) note_pickable_anywhere(queue);
+    ListCell* cell;
+    foreach (cell, tables) {
+        const std::string_view name(static_cast<const char*>(lfirst(cell)));
+        note_pickable_anywhere(name.substr(0, name.size() - kSuffix));
+    }
 }
 
 void note_pending_locked(std::string_view queue) {

@@ -16,6 +16,7 @@ extern "C" {
 #include "utils/snapmgr.h"
 }
 
+#include "ops/streams.hpp"
 #include "pg/guard.hpp"
 
 namespace fetchq::ops {
@@ -151,6 +152,7 @@ void read(Read* r) {
 
 std::vector<StreamMessage> read_messages(int32_t stream, const std::string& group,
                                          const std::string& key, int32_t limit) {
+    ensure_group(stream, group);
     Read r{stream, nullptr, nullptr, limit, nullptr, 0, 0};
     pg_call([&] {
         r.group = cstring_to_text_with_len(group.data(), static_cast<int>(group.size()));

@@ -19,8 +19,9 @@ struct StreamMessage {
 };
 
 // At most `limit` messages of the key after the group's committed offset, in
-// offset order, on a snapshot taken now (as a statement would). The caller
-// needs SELECT on fetchq.stream_messages and fetchq.stream_offsets.
+// offset order, on a snapshot taken now (as a statement would); the group is
+// registered first (ensure_group, through SPI). The caller needs SELECT on
+// fetchq.stream_messages and fetchq.stream_offsets.
 std::vector<StreamMessage> read_messages(int32_t stream, const std::string& group,
                                          const std::string& key, int32_t limit);
 

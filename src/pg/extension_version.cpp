@@ -30,7 +30,7 @@ bool g_sql_matches = false;
 const char* library_version() { return FETCHQ_VERSION; }
 
 std::optional<std::string> installed_version() {
-    std::optional<std::string> version;
+    const char* version = nullptr;
     pg_call([&] {
         Relation rel = table_open(ExtensionRelationId, AccessShareLock);
         ScanKeyData key;
@@ -42,12 +42,12 @@ std::optional<std::string> installed_version() {
             bool isnull = true;
             Datum d =
                 heap_getattr(tuple, Anum_pg_extension_extversion, RelationGetDescr(rel), &isnull);
-            if (!isnull) version = std::string(TextDatumGetCString(d));
+            if (!isnull) version = TextDatumGetCString(d);
         }
         systable_endscan(scan);
         table_close(rel, AccessShareLock);
     });
-    return version;
+    return version ? std::optional<std::string>(version) : std::nullopt;
 }
 
 void require_matching_sql() {

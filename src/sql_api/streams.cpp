@@ -86,9 +86,7 @@ Datum stream_read(FunctionCallInfo fcinfo) {
     const int32_t limit = PG_NARGS() > 3 ? arg_limit(fcinfo, 3, "limit") : 100;
     begin_rows(fcinfo);
     spi_connect();
-    const int32_t id = stream_id(stream);
-    ensure_group(id, group);
-    for (const StreamMessage& m : read_messages(id, group, key, limit)) {
+    for (const StreamMessage& m : read_messages(stream_id(stream), group, key, limit)) {
         Datum values[3] = {Int64GetDatum(m.offset), m.payload, TimestampTzGetDatum(m.appended_at)};
         bool nulls[3] = {false, m.payload_null, false};
         add_row(fcinfo, values, nulls);
@@ -125,10 +123,8 @@ Datum stream_get(FunctionCallInfo fcinfo) {
     const std::string group = arg_group(fcinfo, 1);
     const std::string key = arg_key(fcinfo, 2);
     spi_connect();
-    const int32_t id = stream_id(stream);
-    ensure_group(id, group);
     std::string json;
-    for (const StreamMessage& m : read_messages(id, group, key, 1)) {
+    for (const StreamMessage& m : read_messages(stream_id(stream), group, key, 1)) {
         const char* payload = m.payload_null ? "null" : pg_call([&] {
             return DatumGetCString(DirectFunctionCall1(jsonb_out, m.payload));
         });

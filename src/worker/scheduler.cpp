@@ -676,7 +676,14 @@ void detach_guarded(int code, Datum arg) {
     pg::callback_entry(LOG, "scheduler_exit", [&] { detach(code, arg); });
 }
 
-// The loop of a connected scheduler; returns only by proc_exit.
+// A SIGHUP: the configuration file again.
+void reload_if_asked() {
+    if (!ConfigReloadPending) return;
+    ConfigReloadPending = false;
+    ProcessConfigFile(PGC_SIGHUP);
+    apply_lock_timeout();
+}
+
 // The library was upgraded and ALTER EXTENSION fetchq UPDATE has not run
 // yet: the SQL API refuses every call (pg/extension_version.hpp), and so
 // would the queue tasks. Says so once, then looks again every naptime.
@@ -692,16 +699,14 @@ void wait_for_update(const std::string& installed) {
                   PG_WAIT_EXTENSION);
         ResetLatch(MyLatch);
         CHECK_FOR_INTERRUPTS();
-        if (ConfigReloadPending) {
-            ConfigReloadPending = false;
-            ProcessConfigFile(PGC_SIGHUP);
-        }
+        reload_if_asked();
         const std::optional<std::string> version = extension_version();
         if (!version) leave_without_extension(true);
         if (*version == pg::library_version()) return;
     }
 }
 
+// The loop of a connected scheduler; returns only by proc_exit.
 void scheduler_loop() {
     pgstat_report_appname("fetchq scheduler");
     apply_lock_timeout();
@@ -716,11 +721,7 @@ void scheduler_loop() {
         // that task survives; between tasks there is nothing to cancel.
         QueryCancelPending = false;
         CHECK_FOR_INTERRUPTS();
-        if (ConfigReloadPending) {
-            ConfigReloadPending = false;
-            ProcessConfigFile(PGC_SIGHUP);
-            apply_lock_timeout();
-        }
+        reload_if_asked();
         if (!settings.enabled) {
             const TimestampTz later =
                 TimestampTzPlusMilliseconds(GetCurrentTimestamp(), settings.naptime_ms);
