@@ -22,7 +22,8 @@ CREATE TABLE floor_docs (
     payload JSONB,
     expires_at TIMESTAMP WITH TIME ZONE,
     lock_session BIGINT);
--- The extension's indexes on a queue's documents (src/pg/queue_ddl.cpp).
+-- The extension's indexes on a queue's documents (src/ops/queue_tables.cpp),
+-- the retention indexes of completed and killed documents included.
 CREATE INDEX floor_docs_pick_idx ON floor_docs (version, priority DESC, next_iteration, attempts)
     WHERE status = 1 AND lock_upgrade IS NULL;
 CREATE INDEX floor_docs_planned_idx ON floor_docs (next_iteration)
@@ -31,6 +32,8 @@ CREATE INDEX floor_docs_active_idx ON floor_docs (next_iteration)
     WHERE status = 2 AND lock_upgrade IS NULL;
 CREATE INDEX floor_docs_expiry_idx ON floor_docs (expires_at)
     WHERE expires_at IS NOT NULL AND status IN (0, 1);
+CREATE INDEX floor_docs_completed_idx ON floor_docs (last_iteration) WHERE status = 3;
+CREATE INDEX floor_docs_killed_idx ON floor_docs (last_iteration) WHERE status = -1;
 CREATE INDEX floor_docs_session_idx ON floor_docs (lock_session) WHERE lock_session IS NOT NULL;
 
 -- @reset

@@ -96,6 +96,16 @@ void insert_index_entry(Relation rel, Relation index, HeapTuple tuple) {
     index_insert(index, values, nulls, &tuple->t_self, rel, UNIQUE_CHECK_NO, true, info);
 }
 
+// Removes the versions no one can see any more from the row's page, as an
+// index lookup would have: heap_fetch does not, and without it every update
+// would fill the page and move the row to a new one, growing the table until
+// VACUUM. Before the fetch: pruning moves tuples, so it needs the only pin.
+void prune_page(Relation rel, BlockNumber block) {
+    const Buffer buffer = ReadBuffer(rel, block);
+    heap_page_prune_opt(rel, buffer);
+    ReleaseBuffer(buffer);
+}
+
 // The row's version visible to `snapshot`, found from change->known by
 // following the update chain: a few steps, where an index lookup walks every
 // version of the row that no one may prune yet (under a held xmin horizon,
@@ -110,6 +120,7 @@ bool fetch_from_known(Relation rel, Snapshot snapshot, const RowChange* change, 
     if (valid) table_tuple_get_latest_tid(scan, &tid);
     table_endscan(scan);
     if (!valid) return false;
+    prune_page(rel, ItemPointerGetBlockNumber(&tid));
     tuple->t_self = tid;
     if (!heap_fetch(rel, snapshot, tuple, buffer, false)) return false;
     TupleDesc desc = RelationGetDescr(rel);
