@@ -258,6 +258,36 @@ q "REVOKE SELECT ON fetchq.stream_offsets FROM st_other"
 check "stream_get needs SELECT on the offsets" \
     "$(as_other "SELECT fetchq.stream_get('st_log', 'gp', 'priv')")" \
     "42501 permission denied for table stream_offsets"
+# stream_commit moves a group's existing row without the executor
+# (ops/stream_commit.cpp), checked as the INSERT ... ON CONFLICT DO UPDATE
+# it replaces; a role with column grants only, and a table with a trigger,
+# take the SQL path.
+q "GRANT SELECT ON fetchq.stream_offsets TO st_other;
+   SELECT count(fetchq.stream_append('st_log', 'priv', '{}')) FROM generate_series(1, 4)" >/dev/null
+check "stream_commit, first (SQL) then in place" \
+    "$(as_other "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 1) || '|' || fetchq.stream_commit('st_log', 'gp', 'priv', 2)")" \
+    '1|2'
+q "REVOKE UPDATE ON fetchq.stream_offsets FROM st_other"
+check "moving an existing row needs UPDATE on the offsets" \
+    "$(as_other "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 3)")" \
+    "42501 permission denied for table stream_offsets"
+q "GRANT UPDATE (committed, committed_at) ON fetchq.stream_offsets TO st_other"
+check "... or on the columns it sets (through SQL)" \
+    "$(as_other "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 3) || '|'")" '3|'
+q "REVOKE SELECT ON fetchq.stream_keys FROM st_other"
+check "... and SELECT on the keys' last offsets" \
+    "$(as_other "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 3)")" \
+    "42501 permission denied for table stream_keys"
+q "CREATE TABLE public.st_commits (committed bigint);
+   CREATE FUNCTION public.st_note() RETURNS trigger LANGUAGE plpgsql AS
+     'BEGIN INSERT INTO public.st_commits VALUES (NEW.committed); RETURN NEW; END';
+   CREATE TRIGGER st_note AFTER UPDATE ON fetchq.stream_offsets
+     FOR EACH ROW EXECUTE FUNCTION public.st_note()" >/dev/null
+check "a trigger on the offsets sees every commit" \
+    "$(q "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 4); SELECT string_agg(committed::text, ',') FROM public.st_commits" | tail -1)" 4
+q "DROP TRIGGER st_note ON fetchq.stream_offsets; DROP TABLE public.st_commits; DROP FUNCTION public.st_note()"
+check "without it, the commit moves the row in place again" \
+    "$(q "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 5)")" 5
 q "SELECT fetchq.stream_drop('st_log')" >/dev/null
 check "a dropped stream leaves nothing" \
     "$(q "SELECT (SELECT count(*) FROM fetchq.stream_messages m WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = m.stream_id)) + (SELECT count(*) FROM fetchq.stream_offsets o WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = o.stream_id))")" 0

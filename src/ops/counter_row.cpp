@@ -21,6 +21,7 @@ extern "C" {
 #include <unordered_map>
 
 #include "pg/guard.hpp"
+#include "pg/row_in_place.hpp"
 
 namespace fetchq::ops {
 
@@ -81,31 +82,6 @@ HeapTuple changed_tuple(Relation rel, HeapTuple old, const RowChange* change) {
 
 enum class Outcome { kUpdated, kMissing, kRetry };
 
-// The index entry of a tuple that a non-HOT update moved (the table's only
-// index is its primary key on plain columns, see usable()). Its key is the
-// old version's, of a row we hold locked: no uniqueness to check (which
-// would visit every version of the row that no one may prune yet), and the
-// index may delete older versions' entries bottom-up (indexUnchanged).
-void insert_index_entry(Relation rel, Relation index, HeapTuple tuple) {
-    IndexInfo* info = BuildIndexInfo(index);
-    Datum values[INDEX_MAX_KEYS];
-    bool nulls[INDEX_MAX_KEYS];
-    for (int i = 0; i < info->ii_NumIndexAttrs; ++i)
-        values[i] =
-            heap_getattr(tuple, info->ii_IndexAttrNumbers[i], RelationGetDescr(rel), &nulls[i]);
-    index_insert(index, values, nulls, &tuple->t_self, rel, UNIQUE_CHECK_NO, true, info);
-}
-
-// Removes the versions no one can see any more from the row's page, as an
-// index lookup would have: heap_fetch does not, and without it every update
-// would fill the page and move the row to a new one, growing the table until
-// VACUUM. Before the fetch: pruning moves tuples, so it needs the only pin.
-void prune_page(Relation rel, BlockNumber block) {
-    const Buffer buffer = ReadBuffer(rel, block);
-    heap_page_prune_opt(rel, buffer);
-    ReleaseBuffer(buffer);
-}
-
 // The row's version visible to `snapshot`, found from change->known by
 // following the update chain: a few steps, where an index lookup walks every
 // version of the row that no one may prune yet (under a held xmin horizon,
@@ -120,6 +96,9 @@ bool fetch_from_known(Relation rel, Snapshot snapshot, const RowChange* change, 
     if (valid) table_tuple_get_latest_tid(scan, &tid);
     table_endscan(scan);
     if (!valid) return false;
+    // heap_fetch does not prune, as an index lookup would: without it the
+    // row's page filled with its versions and every hundredth update moved
+    // the row to a new page, the table growing until VACUUM.
     prune_page(rel, ItemPointerGetBlockNumber(&tid));
     tuple->t_self = tid;
     if (!heap_fetch(rel, snapshot, tuple, buffer, false)) return false;
@@ -179,7 +158,7 @@ Outcome try_update(Relation rel, Relation index, RowChange* change) {
         const TM_Result result = heap_update(rel, &old_tid, updated, GetCurrentCommandId(true),
                                              InvalidSnapshot, true, &failure, &mode);
         if (result == TM_Ok) {
-            if (!HeapTupleIsHeapOnly(updated)) insert_index_entry(rel, index, updated);
+            if (!HeapTupleIsHeapOnly(updated)) insert_unchanged_key(rel, index, updated);
             change->written = updated->t_self;
             outcome = Outcome::kUpdated;
         } else if (result == TM_Updated || result == TM_Deleted) {
@@ -193,27 +172,10 @@ Outcome try_update(Relation rel, Relation index, RowChange* change) {
     return outcome;
 }
 
-// The table as created by the extension: no trigger, no row security, one
-// index (the primary key) on plain columns. Anything else is left to SQL.
-bool usable(Relation rel, Relation* index) {
-    if (rel->trigdesc || rel->rd_rel->relrowsecurity) return false;
-    List* indexes = RelationGetIndexList(rel);
-    const bool one = list_length(indexes) == 1 && linitial_oid(indexes) == rel->rd_pkindex;
-    list_free(indexes);
-    if (!one) return false;
-    *index = index_open(rel->rd_pkindex, RowExclusiveLock);
-    Form_pg_index form = (*index)->rd_index;
-    if (form->indimmediate && !form->indisexclusion && form->indisready &&
-        RelationGetIndexExpressions(*index) == NIL && RelationGetIndexPredicate(*index) == NIL)
-        return true;
-    index_close(*index, RowExclusiveLock);
-    return false;
-}
-
 // Opens fetchq.counters for the rows of one flush: the caller's privileges
 // are checked, as the UPDATE this replaces would check them, and a
 // publication's demand for a replica identity. index stays NULL when the
-// table is not usable().
+// table is not a plain_keyed_table().
 void open_counters(CounterTable* t, bool check_caller) {
     // Changes made earlier in this transaction (metric_set) must be seen.
     CommandCounterIncrement();
@@ -227,10 +189,10 @@ void open_counters(CounterTable* t, bool check_caller) {
     }
     CheckCmdReplicaIdentity(t->rel, CMD_UPDATE);
     t->index = nullptr;
-    if (!usable(t->rel, &t->index)) t->index = nullptr;
+    if (!plain_keyed_table(t->rel, &t->index)) t->index = nullptr;
 }
 
-// Outcome::kMissing also when the table is not usable(): the caller's
+// Outcome::kMissing also when the table is not a plain_keyed_table(): the caller's
 // INSERT ... ON CONFLICT DO UPDATE then adds the changes.
 bool update_row(const CounterTable* t, RowChange* change) {
     if (t->index == nullptr) return false;

@@ -16,6 +16,7 @@ extern "C" {
 #include "utils/snapmgr.h"
 }
 
+#include "ops/stream_tables.hpp"
 #include "ops/streams.hpp"
 #include "pg/guard.hpp"
 
@@ -36,50 +37,11 @@ struct Read {
     int capacity;
 };
 
-Relation open_table(const char* name) {
-    const Oid relid = get_relname_relid(name, get_namespace_oid("fetchq", false));
-    if (!OidIsValid(relid)) elog(ERROR, "table fetchq.%s is missing", name);
-    return table_open(relid, AccessShareLock);
-}
-
-// What the executor checks for a SELECT of these columns: the table's
-// privilege or each column's. Row security is never enabled on the tables
-// of streams; were it, this read could not apply it, so it refuses.
-void require_select(Relation rel, const char* const* columns, int n) {
-    const Oid relid = RelationGetRelid(rel);
-    const Oid user = GetUserId();
-    if (pg_class_aclcheck(relid, user, ACL_SELECT) != ACLCHECK_OK)
-        for (int i = 0; i < n; ++i)
-            if (pg_attribute_aclcheck(relid, attnameAttNum(rel, columns[i], false), user,
-                                      ACL_SELECT) != ACLCHECK_OK)
-                aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, RelationGetRelationName(rel));
-    if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("row security on table \"%s\" is not supported",
-                               RelationGetRelationName(rel)),
-                        errhint("Disable row security on the tables of fetchq's streams.")));
-}
-
-// An index scan of the table's primary key with `keys` (index columns).
-IndexScanDesc begin_key_scan(Relation rel, Relation index, Snapshot snapshot, ScanKeyData* keys,
-                             int n) {
-    IndexScanDesc scan = index_beginscan(rel, index, snapshot, n, 0);
-    index_rescan(scan, keys, n, nullptr, 0);
-    return scan;
-}
-
-void init_text_key(ScanKeyData* key, Relation index, AttrNumber column, text* value) {
-    ScanKeyInit(key, column, BTEqualStrategyNumber, F_TEXTEQ, PointerGetDatum(value));
-    // ScanKeyInit compares in the C collation; the index is sorted in the
-    // column's.
-    key->sk_collation = index->rd_indcollation[column - 1];
-}
-
 // The group's committed offset of the key; 0 without a row.
 int64 committed_offset(const Read* r, Snapshot snapshot) {
     static const char* const kColumns[] = {"stream_id", "group_name", "key", "committed"};
-    Relation rel = open_table("stream_offsets");
-    require_select(rel, kColumns, 4);
+    Relation rel = open_stream_table("stream_offsets", AccessShareLock);
+    require_stream_select(rel, kColumns, 4);
     Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
     ScanKeyData keys[3];
     ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(r->stream));
@@ -111,8 +73,8 @@ void add(Read* r, const StreamMessage& m) {
 
 void read_after(Read* r, Snapshot snapshot, int64 committed) {
     static const char* const kColumns[] = {"stream_id", "key", "offset", "payload", "appended_at"};
-    Relation rel = open_table("stream_messages");
-    require_select(rel, kColumns, 5);
+    Relation rel = open_stream_table("stream_messages", AccessShareLock);
+    require_stream_select(rel, kColumns, 5);
     const AttrNumber offset_att = attnameAttNum(rel, "offset", false);
     const AttrNumber payload_att = attnameAttNum(rel, "payload", false);
     const AttrNumber at_att = attnameAttNum(rel, "appended_at", false);

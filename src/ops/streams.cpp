@@ -5,6 +5,7 @@
 #include "core/echo.hpp"
 #include "core/error.hpp"
 #include "ops/catalog_cache.hpp"
+#include "ops/stream_commit.hpp"
 #include "pg/spi.hpp"
 
 extern "C" {
@@ -33,6 +34,14 @@ int32_t read_stream_id(const std::string& name) {
     Datum arg = to_text(name);
     if (spi_execute_latest(plan, &arg, nullptr, 1) == 0) return -1;
     return static_cast<int32_t>(spi_int(0, 1));
+}
+
+[[noreturn]] void throw_beyond_last(const std::string& key, int64_t offset, int64_t last) {
+    throw core::Error(core::sqlstate::kInvalidParameterValue,
+                      "offset " + std::to_string(offset) + " is beyond the last message of key " +
+                          core::echo(key),
+                      "The last offset of the key is " + std::to_string(last) + ".",
+                      "Commit the offset of a message that stream_read returned.");
 }
 
 }  // namespace
@@ -222,8 +231,14 @@ int64_t commit_offset(int32_t stream, const std::string& group, const std::strin
                           "The value was " + std::to_string(offset) + ".",
                           "Commit the offset of the last message processed.");
     ensure_group(stream, group);
-    Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int64GetDatum(offset)};
     // Offset 0 (a read that found nothing) moves nothing: only the answer.
+    if (offset > 0) {
+        const CommitInPlace done = commit_in_place(stream, group, key, offset);
+        if (done.outcome == CommitInPlace::Outcome::kBeyond)
+            throw_beyond_last(key, offset, done.last);
+        if (done.outcome != CommitInPlace::Outcome::kUseSql) return done.committed;
+    }
+    Datum values[4] = {Int32GetDatum(stream), to_text(key), to_text(group), Int64GetDatum(offset)};
     if (offset > 0) {
         // Only up to the key's last offset, as a reader sees it (committed, or
         // appended by this transaction).
@@ -256,12 +271,7 @@ int64_t commit_offset(int32_t stream, const std::string& group, const std::strin
         {INT4OID, TEXTOID, TEXTOID});
     spi_execute(current, values, nullptr, false);
     const int64_t top = spi_int(0, 1);
-    if (offset > top)
-        throw core::Error(core::sqlstate::kInvalidParameterValue,
-                          "offset " + std::to_string(offset) +
-                              " is beyond the last message of key " + core::echo(key),
-                          "The last offset of the key is " + std::to_string(top) + ".",
-                          "Commit the offset of a message that stream_read returned.");
+    if (offset > top) throw_beyond_last(key, offset, top);
     return spi_int(0, 2);
 }
 

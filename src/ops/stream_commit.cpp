@@ -1,0 +1,181 @@
+#include "ops/stream_commit.hpp"
+
+#include "pg/postgres.hpp"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "parser/parse_relation.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+}
+
+#include "ops/stream_tables.hpp"
+#include "pg/guard.hpp"
+#include "pg/row_in_place.hpp"
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+namespace {
+
+using Outcome = CommitInPlace::Outcome;
+
+// Plain data for the one pg_call.
+struct Commit {
+    int32 stream;
+    text* group;
+    text* key;
+    int64 offset;
+    Outcome outcome;
+    int64 committed;
+    int64 last;
+    bool retry;  // the row changed under us (READ COMMITTED): look again
+};
+
+int64 bigint_column(Relation rel, TupleTableSlot* slot, const char* column) {
+    bool isnull = true;
+    const Datum d = slot_getattr(slot, attnameAttNum(rel, column, false), &isnull);
+    return isnull ? 0 : DatumGetInt64(d);
+}
+
+// The key's last offset as `snapshot` sees it; 0 for a key without messages.
+int64 last_offset(const Commit* c, Snapshot snapshot) {
+    static const char* const kColumns[] = {"stream_id", "key", "last_offset"};
+    Relation rel = open_stream_table("stream_keys", AccessShareLock);
+    require_stream_select(rel, kColumns, 3);
+    Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
+    ScanKeyData keys[2];
+    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(c->stream));
+    init_text_key(&keys[1], index, 2, c->key);
+    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, 2);
+    TupleTableSlot* slot = table_slot_create(rel, nullptr);
+    const int64 last = index_getnext_slot(scan, ForwardScanDirection, slot)
+                           ? bigint_column(rel, slot, "last_offset")
+                           : 0;
+    ExecDropSingleTupleTableSlot(slot);
+    index_endscan(scan);
+    index_close(index, NoLock);
+    table_close(rel, NoLock);
+    return last;
+}
+
+// The group's row of the key, as `snapshot` sees it; the copy is the
+// caller's. NULL without a row.
+HeapTuple offset_row(const Commit* c, Relation rel, Relation index, Snapshot snapshot) {
+    ScanKeyData keys[3];
+    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(c->stream));
+    init_text_key(&keys[1], index, 2, c->group);
+    init_text_key(&keys[2], index, 3, c->key);
+    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, 3);
+    TupleTableSlot* slot = table_slot_create(rel, nullptr);
+    HeapTuple row = nullptr;
+    if (index_getnext_slot(scan, ForwardScanDirection, slot)) {
+        row = ExecCopySlotHeapTuple(slot);
+        row->t_self = slot->tts_tid;
+    }
+    ExecDropSingleTupleTableSlot(slot);
+    index_endscan(scan);
+    return row;
+}
+
+// The row with committed = offset and committed_at = now().
+HeapTuple moved_row(Relation rel, HeapTuple old, int64 offset) {
+    TupleDesc desc = RelationGetDescr(rel);
+    Datum* values = static_cast<Datum*>(palloc0(sizeof(Datum) * desc->natts));
+    bool* nulls = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
+    bool* replace = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
+    const int committed = attnameAttNum(rel, "committed", false) - 1;
+    const int at = attnameAttNum(rel, "committed_at", false) - 1;
+    values[committed] = Int64GetDatum(offset);
+    values[at] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+    replace[committed] = replace[at] = true;
+    return heap_modify_tuple(old, desc, values, nulls, replace);
+}
+
+// What the INSERT ... ON CONFLICT DO UPDATE would require to take this path.
+bool caller_may_update(Relation rel) {
+    const AclMode all = ACL_SELECT | ACL_INSERT | ACL_UPDATE;
+    return pg_class_aclmask(RelationGetRelid(rel), GetUserId(), all, ACLMASK_ALL) == all;
+}
+
+void update_row(Commit* c, Relation rel, Relation index, HeapTuple row) {
+    HeapTuple moved = moved_row(rel, row, c->offset);
+    TM_FailureData failure;
+    LockTupleMode mode;
+    const TM_Result result = heap_update(rel, &row->t_self, moved, GetCurrentCommandId(true),
+                                         InvalidSnapshot, true, &failure, &mode);
+    if (result == TM_Ok) {
+        if (!HeapTupleIsHeapOnly(moved)) insert_unchanged_key(rel, index, moved);
+        c->outcome = Outcome::kMoved;
+        c->committed = c->offset;
+    } else if (result == TM_Updated || result == TM_Deleted) {
+        if (IsolationUsesXactSnapshot())
+            ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+                            errmsg("could not serialize access due to concurrent update")));
+        c->retry = true;
+    } else {
+        elog(ERROR, "unexpected result %d updating a row of fetchq.stream_offsets",
+             static_cast<int>(result));
+    }
+}
+
+// One attempt, on a snapshot taken now as a statement would (in REPEATABLE
+// READ the transaction's).
+void try_commit(Commit* c) {
+    c->retry = false;
+    Snapshot snapshot = RegisterSnapshot(GetTransactionSnapshot());
+    c->last = last_offset(c, snapshot);
+    Relation rel = open_stream_table("stream_offsets", RowExclusiveLock);
+    Relation index = nullptr;
+    if (c->offset > c->last) {
+        c->outcome = Outcome::kBeyond;
+    } else if (!caller_may_update(rel) || !plain_keyed_table(rel, &index)) {
+        c->outcome = Outcome::kUseSql;
+    } else {
+        CheckCmdReplicaIdentity(rel, CMD_UPDATE);
+        HeapTuple row = offset_row(c, rel, index, snapshot);
+        if (row == nullptr) {
+            c->outcome = Outcome::kUseSql;
+        } else {
+            bool isnull = true;
+            c->committed = DatumGetInt64(heap_getattr(row, attnameAttNum(rel, "committed", false),
+                                                      RelationGetDescr(rel), &isnull));
+            if (c->committed >= c->offset)
+                c->outcome = Outcome::kKept;
+            else
+                update_row(c, rel, index, row);
+        }
+        index_close(index, NoLock);
+    }
+    table_close(rel, NoLock);
+    UnregisterSnapshot(snapshot);
+}
+
+}  // namespace
+
+CommitInPlace commit_in_place(int32_t stream, const std::string& group, const std::string& key,
+                              int64_t offset) {
+    Commit c{};
+    c.stream = stream;
+    c.offset = offset;
+    pg_call([&] {
+        c.group = cstring_to_text_with_len(group.data(), static_cast<int>(group.size()));
+        c.key = cstring_to_text_with_len(key.data(), static_cast<int>(key.size()));
+        // This transaction's earlier appends and commits are to be seen.
+        CommandCounterIncrement();
+        do {
+            CHECK_FOR_INTERRUPTS();
+            try_commit(&c);
+        } while (c.retry);
+    });
+    return {c.outcome, c.committed, c.last};
+}
+
+}  // namespace fetchq::ops

@@ -1,0 +1,51 @@
+#include "ops/stream_tables.hpp"
+
+extern "C" {
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "parser/parse_relation.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+}
+
+namespace fetchq::ops {
+
+Relation open_stream_table(const char* name, LOCKMODE lock) {
+    const Oid relid = get_relname_relid(name, get_namespace_oid("fetchq", false));
+    if (!OidIsValid(relid)) elog(ERROR, "table fetchq.%s is missing", name);
+    return table_open(relid, lock);
+}
+
+void require_stream_select(Relation rel, const char* const* columns, int n) {
+    const Oid relid = RelationGetRelid(rel);
+    const Oid user = GetUserId();
+    if (pg_class_aclcheck(relid, user, ACL_SELECT) != ACLCHECK_OK)
+        for (int i = 0; i < n; ++i)
+            if (pg_attribute_aclcheck(relid, attnameAttNum(rel, columns[i], false), user,
+                                      ACL_SELECT) != ACLCHECK_OK)
+                aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, RelationGetRelationName(rel));
+    if (check_enable_rls(relid, InvalidOid, false) == RLS_ENABLED)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("row security on table \"%s\" is not supported",
+                               RelationGetRelationName(rel)),
+                        errhint("Disable row security on the tables of fetchq's streams.")));
+}
+
+void init_text_key(ScanKeyData* key, Relation index, AttrNumber column, text* value) {
+    ScanKeyInit(key, column, BTEqualStrategyNumber, F_TEXTEQ, PointerGetDatum(value));
+    // ScanKeyInit compares in the C collation; the index is sorted in the
+    // column's.
+    key->sk_collation = index->rd_indcollation[column - 1];
+}
+
+IndexScanDesc begin_key_scan(Relation rel, Relation index, Snapshot snapshot, ScanKeyData* keys,
+                             int n) {
+    IndexScanDesc scan = index_beginscan(rel, index, snapshot, n, 0);
+    index_rescan(scan, keys, n, nullptr, 0);
+    return scan;
+}
+
+}  // namespace fetchq::ops

@@ -1,0 +1,48 @@
+#include "pg/row_in_place.hpp"
+
+extern "C" {
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "catalog/index.h"
+#include "nodes/execnodes.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+}
+
+namespace fetchq::pg {
+
+bool plain_keyed_table(Relation rel, Relation* primary_key) {
+    if (rel->trigdesc || rel->rd_rel->relrowsecurity) return false;
+    List* indexes = RelationGetIndexList(rel);
+    const bool one = list_length(indexes) == 1 && linitial_oid(indexes) == rel->rd_pkindex;
+    list_free(indexes);
+    if (!one) return false;
+    *primary_key = index_open(rel->rd_pkindex, RowExclusiveLock);
+    Form_pg_index form = (*primary_key)->rd_index;
+    if (form->indimmediate && !form->indisexclusion && form->indisready &&
+        RelationGetIndexExpressions(*primary_key) == NIL &&
+        RelationGetIndexPredicate(*primary_key) == NIL)
+        return true;
+    index_close(*primary_key, RowExclusiveLock);
+    *primary_key = nullptr;
+    return false;
+}
+
+void prune_page(Relation rel, BlockNumber block) {
+    const Buffer buffer = ReadBuffer(rel, block);
+    heap_page_prune_opt(rel, buffer);
+    ReleaseBuffer(buffer);
+}
+
+void insert_unchanged_key(Relation rel, Relation primary_key, HeapTuple tuple) {
+    IndexInfo* info = BuildIndexInfo(primary_key);
+    Datum values[INDEX_MAX_KEYS];
+    bool nulls[INDEX_MAX_KEYS];
+    for (int i = 0; i < info->ii_NumIndexAttrs; ++i)
+        values[i] =
+            heap_getattr(tuple, info->ii_IndexAttrNumbers[i], RelationGetDescr(rel), &nulls[i]);
+    index_insert(primary_key, values, nulls, &tuple->t_self, rel, UNIQUE_CHECK_NO, true, info);
+}
+
+}  // namespace fetchq::pg

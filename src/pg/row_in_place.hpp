@@ -1,0 +1,28 @@
+// Updating one row of a small table of fetchq's without the executor: what
+// an UPDATE of a non-key column would do, for the rows written at every
+// commit (a queue's counter row, a group's committed offset). Only for a
+// table as the extension creates it; anything else goes through SQL. Plain
+// PostgreSQL calls: for use inside one pg_call.
+#pragma once
+
+#include "pg/postgres.hpp"
+
+namespace fetchq::pg {
+
+// True, with its primary key opened in RowExclusiveLock, when `rel` has no
+// trigger, no row security, and no index but a primary key on plain columns
+// (so that an update of other columns has no other effect).
+bool plain_keyed_table(Relation rel, Relation* primary_key);
+
+// Removes the versions no one can see any more from a page, as an index
+// lookup would before reading it. Takes its own pin: pruning moves tuples,
+// so no tuple of the page may be in use.
+void prune_page(Relation rel, BlockNumber block);
+
+// After a non-HOT update of a row locked by its updater: the new version's
+// entry in the primary key, whose key did not change. No uniqueness to check
+// (that would visit every version of the row no one may prune yet), and the
+// index may delete older versions' entries bottom-up.
+void insert_unchanged_key(Relation rel, Relation primary_key, HeapTuple tuple);
+
+}  // namespace fetchq::pg
