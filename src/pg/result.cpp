@@ -21,7 +21,13 @@ Datum make_record(FunctionCallInfo fcinfo, const Datum* values, const bool* null
 }
 
 void begin_rows(FunctionCallInfo fcinfo) {
-    pg_call([&] { InitMaterializedSRF(fcinfo, 0); });
+    pg_call([&] {
+        // In FROM, the scan passes the function's row type: taking it spares
+        // building it again from the catalog at every call.
+        const auto* rsinfo = reinterpret_cast<const ReturnSetInfo*>(fcinfo->resultinfo);
+        const bool expected = rsinfo && IsA(rsinfo, ReturnSetInfo) && rsinfo->expectedDesc;
+        InitMaterializedSRF(fcinfo, expected ? MAT_SRF_USE_EXPECTED_DESC : 0);
+    });
 }
 
 void add_row(FunctionCallInfo fcinfo, const Datum* values, const bool* nulls) {
