@@ -25,7 +25,8 @@
 #                           docs/benchmarks.md
 #   bench/run.sh --streams  stream appends and read + commit cycles next to the floor
 #                           and PgQ's insert_event (bench/streams.py, ~10 min): writes
-#                           the "Streams" block of docs/benchmarks.md
+#                           the "Streams" block of docs/benchmarks.md (--only TEXT: the
+#                           cases whose label has TEXT, --reps N; prints only)
 #   bench/run.sh --memory   private memory of a client backend and of the scheduler
 #                           for 10, 200 and 1,000 queues (bench/memory.py, ~3 min):
 #                           writes the "Memory per queue" block of docs/benchmarks.md

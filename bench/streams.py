@@ -134,6 +134,8 @@ def main():
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--doc")
     ap.add_argument("--command", default="bench/run.sh --streams")
+    ap.add_argument("--only", help="only the cases whose label contains this text (for example "
+                    "'append 100/xact'); prints, writes nothing under docs/")
     a = ap.parse_args()
     if a.smoke:
         a.duration, a.reps = 1, 1
@@ -145,6 +147,8 @@ def main():
              for per in (1, 100) for keys in (1, 1000) for c in (1, 16)]
     cases += [(f"read 10 + commit, 1000 keys, {c} client{'s' if c > 1 else ''}",
                read_commit_script, c, ("fetchq", "floor")) for c in (1, 16)]
+    if a.only:
+        cases = [c for c in cases if a.only in c[0]]
     rows = []
     checked = False
     try:
@@ -186,7 +190,7 @@ def main():
         *rows,
     ] + ([] if with_pgq else ["", "PgQ (postgresql-15-pgq3) was not installed: no PgQ column."]))
     print(text)
-    if a.doc and not a.smoke:
+    if a.doc and not a.smoke and not a.only:
         try:
             replace_block(a.doc, MARK_BEGIN, MARK_END, text)
         except Failure as e:
