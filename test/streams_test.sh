@@ -288,6 +288,12 @@ check "a trigger on the offsets sees every commit" \
 q "DROP TRIGGER st_note ON fetchq.stream_offsets; DROP TABLE public.st_commits; DROP FUNCTION public.st_note()"
 check "without it, the commit moves the row in place again" \
     "$(q "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 5)")" 5
+q "SELECT fetchq.stream_append('st_log', 'priv', '{}')" >/dev/null
+q "ALTER TABLE fetchq.stream_offsets ADD CONSTRAINT st_not_six CHECK (committed <> 6)"
+check "a CHECK constraint added to the offsets holds (through SQL)" \
+    "$(err "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 6)")" \
+    '23514 new row for relation "stream_offsets" violates check constraint "st_not_six"'
+q "ALTER TABLE fetchq.stream_offsets DROP CONSTRAINT st_not_six"
 q "SELECT fetchq.stream_drop('st_log')" >/dev/null
 check "a dropped stream leaves nothing" \
     "$(q "SELECT (SELECT count(*) FROM fetchq.stream_messages m WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = m.stream_id)) + (SELECT count(*) FROM fetchq.stream_offsets o WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = o.stream_id))")" 0

@@ -39,41 +39,18 @@ struct Commit {
     bool retry;  // the row changed under us (READ COMMITTED): look again
 };
 
-int64 bigint_column(Relation rel, TupleTableSlot* slot, const char* column) {
-    bool isnull = true;
-    const Datum d = slot_getattr(slot, attnameAttNum(rel, column, false), &isnull);
-    return isnull ? 0 : DatumGetInt64(d);
-}
-
 // The key's last offset as `snapshot` sees it; 0 for a key without messages.
 int64 last_offset(const Commit* c, Snapshot snapshot) {
     static const char* const kColumns[] = {"stream_id", "key", "last_offset"};
-    Relation rel = open_stream_table("stream_keys", AccessShareLock);
-    require_stream_select(rel, kColumns, 3);
-    Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
-    ScanKeyData keys[2];
-    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(c->stream));
-    init_text_key(&keys[1], index, 2, c->key);
-    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, 2);
-    TupleTableSlot* slot = table_slot_create(rel, nullptr);
-    const int64 last = index_getnext_slot(scan, ForwardScanDirection, slot)
-                           ? bigint_column(rel, slot, "last_offset")
-                           : 0;
-    ExecDropSingleTupleTableSlot(slot);
-    index_endscan(scan);
-    index_close(index, NoLock);
-    table_close(rel, NoLock);
-    return last;
+    return bigint_by_key("stream_keys", kColumns, 3, snapshot, c->stream, {c->key}, "last_offset");
 }
 
 // The group's row of the key, as `snapshot` sees it; the copy is the
 // caller's. NULL without a row.
 HeapTuple offset_row(const Commit* c, Relation rel, Relation index, Snapshot snapshot) {
     ScanKeyData keys[3];
-    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(c->stream));
-    init_text_key(&keys[1], index, 2, c->group);
-    init_text_key(&keys[2], index, 3, c->key);
-    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, 3);
+    const int nkeys = init_stream_keys(keys, index, c->stream, {c->group, c->key});
+    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, nkeys);
     TupleTableSlot* slot = table_slot_create(rel, nullptr);
     HeapTuple row = nullptr;
     if (index_getnext_slot(scan, ForwardScanDirection, slot)) {

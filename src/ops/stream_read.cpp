@@ -40,26 +40,8 @@ struct Read {
 // The group's committed offset of the key; 0 without a row.
 int64 committed_offset(const Read* r, Snapshot snapshot) {
     static const char* const kColumns[] = {"stream_id", "group_name", "key", "committed"};
-    Relation rel = open_stream_table("stream_offsets", AccessShareLock);
-    require_stream_select(rel, kColumns, 4);
-    Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
-    ScanKeyData keys[3];
-    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(r->stream));
-    init_text_key(&keys[1], index, 2, r->group);
-    init_text_key(&keys[2], index, 3, r->key);
-    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, 3);
-    TupleTableSlot* slot = table_slot_create(rel, nullptr);
-    int64 committed = 0;
-    if (index_getnext_slot(scan, ForwardScanDirection, slot)) {
-        bool isnull = true;
-        const Datum d = slot_getattr(slot, attnameAttNum(rel, "committed", false), &isnull);
-        if (!isnull) committed = DatumGetInt64(d);
-    }
-    ExecDropSingleTupleTableSlot(slot);
-    index_endscan(scan);
-    index_close(index, NoLock);
-    table_close(rel, NoLock);
-    return committed;
+    return bigint_by_key("stream_offsets", kColumns, 4, snapshot, r->stream, {r->group, r->key},
+                         "committed");
 }
 
 void add(Read* r, const StreamMessage& m) {
@@ -80,8 +62,7 @@ void read_after(Read* r, Snapshot snapshot, int64 committed) {
     const AttrNumber at_att = attnameAttNum(rel, "appended_at", false);
     Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
     ScanKeyData keys[3];
-    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(r->stream));
-    init_text_key(&keys[1], index, 2, r->key);
+    init_stream_keys(keys, index, r->stream, {r->key});
     ScanKeyInit(&keys[2], 3, BTGreaterStrategyNumber, F_INT8GT, Int64GetDatum(committed));
     IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, 3);
     TupleTableSlot* slot = table_slot_create(rel, nullptr);

@@ -2,7 +2,9 @@
 
 extern "C" {
 #include "access/table.h"
+#include "access/tableam.h"
 #include "catalog/namespace.h"
+#include "executor/tuptable.h"
 #include "parser/parse_relation.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
@@ -34,11 +36,19 @@ void require_stream_select(Relation rel, const char* const* columns, int n) {
                         errhint("Disable row security on the tables of fetchq's streams.")));
 }
 
-void init_text_key(ScanKeyData* key, Relation index, AttrNumber column, text* value) {
-    ScanKeyInit(key, column, BTEqualStrategyNumber, F_TEXTEQ, PointerGetDatum(value));
-    // ScanKeyInit compares in the C collation; the index is sorted in the
-    // column's.
-    key->sk_collation = index->rd_indcollation[column - 1];
+int init_stream_keys(ScanKeyData* keys, Relation index, int32 stream,
+                     std::initializer_list<text*> texts) {
+    ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(stream));
+    AttrNumber column = 1;
+    for (text* value : texts) {
+        ScanKeyData* key = &keys[column];
+        ++column;
+        ScanKeyInit(key, column, BTEqualStrategyNumber, F_TEXTEQ, PointerGetDatum(value));
+        // ScanKeyInit compares in the C collation; the index is sorted in
+        // the column's.
+        key->sk_collation = index->rd_indcollation[column - 1];
+    }
+    return column;
 }
 
 IndexScanDesc begin_key_scan(Relation rel, Relation index, Snapshot snapshot, ScanKeyData* keys,
@@ -46,6 +56,28 @@ IndexScanDesc begin_key_scan(Relation rel, Relation index, Snapshot snapshot, Sc
     IndexScanDesc scan = index_beginscan(rel, index, snapshot, n, 0);
     index_rescan(scan, keys, n, nullptr, 0);
     return scan;
+}
+
+int64 bigint_by_key(const char* table, const char* const* columns, int n, Snapshot snapshot,
+                    int32 stream, std::initializer_list<text*> texts, const char* column) {
+    Relation rel = open_stream_table(table, AccessShareLock);
+    require_stream_select(rel, columns, n);
+    Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
+    ScanKeyData keys[INDEX_MAX_KEYS];
+    const int nkeys = init_stream_keys(keys, index, stream, texts);
+    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, nkeys);
+    TupleTableSlot* slot = table_slot_create(rel, nullptr);
+    int64 value = 0;
+    if (index_getnext_slot(scan, ForwardScanDirection, slot)) {
+        bool isnull = true;
+        const Datum d = slot_getattr(slot, attnameAttNum(rel, column, false), &isnull);
+        if (!isnull) value = DatumGetInt64(d);
+    }
+    ExecDropSingleTupleTableSlot(slot);
+    index_endscan(scan);
+    index_close(index, NoLock);
+    table_close(rel, NoLock);
+    return value;
 }
 
 }  // namespace fetchq::ops

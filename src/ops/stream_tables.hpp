@@ -4,6 +4,8 @@
 // PostgreSQL calls: for use inside one pg_call.
 #pragma once
 
+#include <initializer_list>
+
 #include "pg/postgres.hpp"
 
 extern "C" {
@@ -22,11 +24,20 @@ Relation open_stream_table(const char* name, LOCKMODE lock);
 // it is refused.
 void require_stream_select(Relation rel, const char* const* columns, int n);
 
-// A key of a text column of `index` (1-based), compared in its collation.
-void init_text_key(ScanKeyData* key, Relation index, AttrNumber column, text* value);
+// The equality keys of a primary key that starts (stream_id, text, ...):
+// keys[0] the stream, then one per text in index column order. Returns how
+// many were set.
+int init_stream_keys(ScanKeyData* keys, Relation index, int32 stream,
+                     std::initializer_list<text*> texts);
 
 // An index scan of `index` with `keys` (index columns).
 IndexScanDesc begin_key_scan(Relation rel, Relation index, Snapshot snapshot, ScanKeyData* keys,
                              int n);
+
+// The bigint `column` of the row of fetchq.<table> whose primary key is
+// (stream, texts...), as `snapshot` sees it; 0 without a row. Checked as a
+// SELECT of `columns` (require_stream_select).
+int64 bigint_by_key(const char* table, const char* const* columns, int n, Snapshot snapshot,
+                    int32 stream, std::initializer_list<text*> texts, const char* column);
 
 }  // namespace fetchq::ops

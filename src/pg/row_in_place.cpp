@@ -14,6 +14,8 @@ namespace fetchq::pg {
 
 bool plain_keyed_table(Relation rel, Relation* primary_key) {
     if (rel->trigdesc || rel->rd_rel->relrowsecurity) return false;
+    const TupleConstr* constr = RelationGetDescr(rel)->constr;
+    if (constr && (constr->num_check > 0 || constr->has_generated_stored)) return false;
     List* indexes = RelationGetIndexList(rel);
     const bool one = list_length(indexes) == 1 && linitial_oid(indexes) == rel->rd_pkindex;
     list_free(indexes);

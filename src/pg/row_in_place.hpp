@@ -10,8 +10,9 @@
 namespace fetchq::pg {
 
 // True, with its primary key opened in RowExclusiveLock, when `rel` has no
-// trigger, no row security, and no index but a primary key on plain columns
-// (so that an update of other columns has no other effect).
+// trigger, no row security, no CHECK constraint, no generated column, and no
+// index but a primary key on plain columns: what an UPDATE of other columns
+// would do besides writing the row, there is nothing of.
 bool plain_keyed_table(Relation rel, Relation* primary_key);
 
 // Removes the versions no one can see any more from a page, as an index
