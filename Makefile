@@ -9,15 +9,15 @@ OBJS        = $(SRCS:.cpp=.o)
 # The install script is assembled from one fragment per family of objects:
 # the catalog first, then the functions of each src/sql_api family.
 SQL_PARTS   = $(sort $(wildcard src/schema/*.sql)) $(sort $(wildcard src/sql_api/*.sql))
-# The update from 0.1.0 (src/upgrade/README.md): what 0.1.0 lacks, the new
-# catalog fragments, every function, view, trigger and policy again (created
-# or replaced), then the rows and per-queue objects 0.2.0 keeps otherwise.
-UPGRADE_FROM_0_1_0 = src/upgrade/0.1.0--0.2.0.before.sql \
-                     src/schema/01_temporary_queues.sql src/schema/02_routes.sql \
-                     src/schema/03_queue_grants.sql src/schema/04_streams.sql \
-                     $(sort $(wildcard src/sql_api/*.sql)) \
-                     src/upgrade/0.1.0--0.2.0.after.sql
-DATA_built  = fetchq--$(EXTVERSION).sql fetchq--0.1.0--0.2.0.sql
+# Updates (src/upgrade/README.md). A released version's update script is
+# committed as the tag built it; the one to this version is assembled from
+# what the previous release lacks, every function, view, trigger and policy
+# again (created or replaced), then the rows the new version keeps otherwise.
+UPGRADES_RELEASED = src/upgrade/fetchq--0.1.0--0.2.0.sql
+UPGRADE_FROM_0_2_0 = src/upgrade/0.2.0--0.2.1.before.sql \
+                     $(sort $(wildcard src/sql_api/*.sql))
+DATA         = $(UPGRADES_RELEASED)
+DATA_built   = fetchq--$(EXTVERSION).sql fetchq--0.2.0--0.2.1.sql
 
 # `make installcheck` runs against an installed fetchq on a running server,
 # preloaded or not, in databases of its own: the first test of each suite
@@ -54,12 +54,12 @@ fetchq--$(EXTVERSION).sql: $(SQL_PARTS) fetchq.control
 	  printf '%s\n' '\echo Use "CREATE EXTENSION fetchq" to load this file. \quit'; \
 	  for f in $(SQL_PARTS); do echo; echo "-- $$f"; cat $$f; done; } > $@
 
-# Statements of src/sql_api that create an object 0.1.0 may have are made to
-# replace it (scripts/replaceable.sed).
-fetchq--0.1.0--0.2.0.sql: $(UPGRADE_FROM_0_1_0) scripts/replaceable.sed fetchq.control
-	{ echo "-- fetchq 0.1.0 to 0.2.0: generated from src/upgrade, src/schema and src/sql_api; do not edit."; \
+# Statements of src/sql_api that create an object the previous release may
+# have are made to replace it (scripts/replaceable.sed).
+fetchq--0.2.0--0.2.1.sql: $(UPGRADE_FROM_0_2_0) scripts/replaceable.sed fetchq.control
+	{ echo "-- fetchq 0.2.0 to 0.2.1: generated from src/upgrade and src/sql_api; do not edit."; \
 	  printf '%s\n' '\echo Use "ALTER EXTENSION fetchq UPDATE" to load this file. \quit'; \
-	  for f in $(UPGRADE_FROM_0_1_0); do echo; echo "-- $$f"; \
+	  for f in $(UPGRADE_FROM_0_2_0); do echo; echo "-- $$f"; \
 	    case $$f in src/sql_api/*) sed -f scripts/replaceable.sed $$f;; *) cat $$f;; esac; done; } > $@
 
 $(OBJS): $(wildcard src/*/*.hpp)

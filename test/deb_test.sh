@@ -114,9 +114,12 @@ deb=$work/nocheck/$deb
 section() { printf '\n--- %s ---\n' "$*"; }
 section "package contents"
 # Regular files only: the library, the control file, the install script,
-# the update script from 0.1.0 (the Makefile generates it), and the
+# the update scripts (those of released versions, committed in src/upgrade,
+# and the one from the last release, which the Makefile generates), and the
 # package's documentation (Debian's changelog, the upstream CHANGELOG.md,
 # the copyright).
+last_release=$(for f in "$here"/src/upgrade/fetchq--*--*.sql; do f=${f##*--}; echo "${f%.sql}"; done |
+    sort -V | tail -n 1)
 files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {sub(/^\.\//, "", $6); print "/" $6}' | sort)
 ext=/usr/share/postgresql/15/extension
 want=$(
@@ -124,7 +127,8 @@ want=$(
         echo /usr/lib/postgresql/15/lib/fetchq.so
         echo "$ext/fetchq.control"
         echo "$ext/fetchq--$version.sql"
-        echo "$ext/fetchq--0.1.0--$version.sql"
+        for f in "$here"/src/upgrade/fetchq--*--*.sql; do echo "$ext/${f##*/}"; done
+        echo "$ext/fetchq--$last_release--$version.sql"
         echo "/usr/share/doc/$pkg/changelog.Debian.gz"
         echo "/usr/share/doc/$pkg/changelog.gz"
         echo "/usr/share/doc/$pkg/copyright"

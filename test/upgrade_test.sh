@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# The update from 0.1.0, on a cluster and a PostgreSQL install of its own:
-# 0.1.0 is built from the repository's history (tag v0.1.0), databases are
-# made under it with queues in every state, then this version's library and
-# scripts replace it as a package upgrade would (fetchq--0.1.0.sql goes) and
-# the server restarts:
+# The updates from each earlier release (0.1.0 and 0.2.0), each on a cluster
+# and a PostgreSQL install of its own: the release is built from the
+# repository's history (its tag), databases are made under it with queues in
+# every state (and, from 0.2.0, a stream with groups and offsets), then this
+# version's library and scripts replace it as a package upgrade would (the
+# release's install script goes) and the server restarts:
 # - until ALTER EXTENSION fetchq UPDATE, every call into the old SQL is
 #   refused with a hint naming it, and the scheduler says once that it waits;
 # - after it, the catalog is exactly a fresh install's (test/upgrade/catalog.sql
-#   diffed, per-queue tables included), every row 0.1.0 had is unchanged, the
-#   API works, info() agrees with pg_extension, the waiting scheduler resumes
-#   and promotes a due document, and a temporary queue of 0.1.0 is dropped.
+#   diffed, per-queue tables included), every row the release had is
+#   unchanged, the API works, info() agrees with pg_extension, the waiting
+#   scheduler resumes and promotes a due document, and a temporary queue of
+#   the release is dropped.
+# Then the scripts of released versions are checked to be the tags' own.
 # $1 (the runner's database) is not used.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,34 +21,51 @@ SYS_PGBIN=/usr/lib/postgresql/15/bin
 . "$here/test/lib/checks.sh"
 . "$here/test/lib/own_clusters.sh"
 own_clusters upgrade
-work=$dir
-root=$work/root
-export PGBIN=$root/usr/lib/postgresql/15/bin
 started=$SECONDS
-db=up
+in_db() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+new=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$here/fetchq.control")
 
-# --- 0.1.0, built from history ----------------------------------------------
-# The tag; else the commit it names (a clone without tags).
-old=$(git -C "$here" rev-parse -q --verify 'v0.1.0^{commit}' ||
-    git -C "$here" rev-parse -q --verify '5e3fcdf5477290952fc400819a3522fa5f211557^{commit}') || {
-    echo "FAIL: 0.1.0 (tag v0.1.0, commit 5e3fcdf) is not in this clone's history"
-    exit 1
+# The commits the release tags name, for a clone without tags.
+declare -A released=([0.1.0]=5e3fcdf5477290952fc400819a3522fa5f211557
+    [0.2.0]=c8069ed0e9aa607e4558a727819b549e49211465)
+# release_commit VERSION: the commit of release VERSION.
+release_commit() {
+    git -C "$here" rev-parse -q --verify "v$1^{commit}" ||
+        git -C "$here" rev-parse -q --verify "${released[$1]:-none}^{commit}" || {
+        echo "FAIL: $1 (tag v$1) is not in this clone's history" >&2
+        return 1
+    }
 }
-src=$here/build/upgrade/v0.1.0
-if [ "$(cat "$src/.commit" 2>/dev/null)" != "$old" ] || [ ! -f "$src/fetchq.so" ]; then
+
+# update_from VERSION: the whole update from that release.
+update_from() {
+local old=$1
+local commit
+commit=$(release_commit "$1") || exit 1
+local work=$dir/from-$old
+local root=$work/root
+mkdir -p "$work"
+[ "$(id -u)" = 0 ] && chown postgres: "$work"
+export PGBIN=$root/usr/lib/postgresql/15/bin
+db=up
+echo "--- update from $old ---"
+
+# --- the release, built from history ----------------------------------------
+local src=$here/build/upgrade/v$old
+if [ "$(cat "$src/.commit" 2>/dev/null)" != "$commit" ] || [ ! -f "$src/fetchq.so" ]; then
     rm -rf "$src"
     mkdir -p "$src"
-    git -C "$here" archive "$old" | tar -x -C "$src"
+    git -C "$here" archive "$commit" | tar -x -C "$src"
     make -C "$src" -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$src/build.log" 2>&1 || {
         tail -n 30 "$src/build.log"
-        echo "FAIL: build of 0.1.0"
+        echo "FAIL: build of $old"
         exit 1
     }
-    echo "$old" >"$src/.commit"
+    echo "$commit" >"$src/.commit"
 fi
-echo "0.1.0: commit ${old:0:7}, built in $src"
+echo "$old: commit ${commit:0:7}, built in $src"
 
-# A private copy of PostgreSQL 15 with 0.1.0 installed, as from its package.
+# A private copy of PostgreSQL 15 with the release installed, as from its package.
 mkdir -p "$root/usr/lib/postgresql" "$root/usr/share/postgresql"
 cp -a /usr/lib/postgresql/15 "$root/usr/lib/postgresql/"
 cp -a /usr/share/postgresql/15 "$root/usr/share/postgresql/"
@@ -53,14 +73,15 @@ rm -f "$root"/usr/lib/postgresql/15/lib/fetchq.so "$root"/usr/share/postgresql/1
 make -C "$src" install DESTDIR="$root" PG_CONFIG=$SYS_PGBIN/pg_config >/dev/null
 [ "$(id -u)" = 0 ] && chmod -R a+rX "$work"
 
-port=$("$here/scripts/pg_cluster.sh" start "$work/cluster" "fetchq.naptime = 500")
-export PGHOST=$work/cluster PGPORT=$port PGUSER=postgres
-in_db() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+local port
+port=$("$here/scripts/pg_cluster.sh" start "$dir/cluster-$old" "fetchq.naptime = 500")
+export PGHOST=$dir/cluster-$old PGPORT=$port PGUSER=postgres
+local log=$dir/cluster-$old/server.log
 
-# --- databases under 0.1.0 ----------------------------------------------------
-# make_queues DB: the extension and the queues that "up" has under 0.1.0 and
+# --- databases under the release -------------------------------------------------
+# make_queues DB: the extension and the queues that "up" has under $old and
 # "fresh" under this version, for the catalogs to be compared; among them a
-# queue of a role with the privileges 0.1.0's install.md gives an application
+# queue of a role with the privileges $old's install.md gives an application
 # role that creates queues.
 psql -X -q -d postgres -c "CREATE ROLE fq_app"
 make_queues() {
@@ -105,9 +126,21 @@ SELECT * FROM fetchq.doc_push('q_notify', 'n1', 0, 0, now(), '{"n": 1}');
 SELECT * FROM fetchq.log_error('q_states', 'pending', 'an error', '{"e": 1}');
 SELECT * FROM fetchq.metric_increment('q_states', 'custom', 3);
 SELECT * FROM fetchq.metric_snap('q_states');
--- A temporary queue of 0.1.0 (its session long gone when the update runs).
-UPDATE fetchq.queues SET owner_session = 424242 WHERE name = 'q_tmp';
 SQL
+# A temporary queue of the release (its session long gone when the update runs).
+if [ "$old" = 0.1.0 ]; then
+    in_db up "UPDATE fetchq.queues SET owner_session = 424242 WHERE name = 'q_tmp'" >/dev/null
+else
+    in_db up "INSERT INTO fetchq.temporary_queues (name, session_key, created_by)
+        VALUES ('q_tmp', 424242, 'postgres'::regrole)" >/dev/null
+    psql -X -q -v ON_ERROR_STOP=1 -d up >/dev/null <<'SQL'
+SELECT fetchq.stream_create('s_log');
+SELECT fetchq.stream_append('s_log', 'k' || k, jsonb_build_object('n', n))
+FROM generate_series(1, 3) k, generate_series(1, 4) n;
+SELECT fetchq.stream_commit('s_log', 'g', 'k1', 2);
+SELECT fetchq.stream_group_create('s_log', 'idle');
+SQL
+fi
 in_db up "SET ROLE fq_app; SELECT * FROM fetchq.doc_push('q_app', 'a1', 0, 0, now(), '{\"app\": 1}')" >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d live >/dev/null <<'SQL'
 SET client_min_messages = warning;
@@ -115,74 +148,79 @@ CREATE EXTENSION fetchq;
 SELECT * FROM fetchq.queue_create('q_live');
 SELECT * FROM fetchq.doc_push('q_live', 'later', 0, 0, now() + interval '1 hour', '{}');
 SQL
-check "0.1.0 is installed" "$(in_db up "SELECT extversion FROM pg_extension WHERE extname = 'fetchq'")" 0.1.0
-check "documents in every state under 0.1.0" \
+check "$old is installed" "$(in_db up "SELECT extversion FROM pg_extension WHERE extname = 'fetchq'")" $old
+check "documents in every state under $old" \
     "$(in_db up "SELECT string_agg(status::text, ',' ORDER BY status) FROM (SELECT DISTINCT status FROM fetchq_data.q_states__docs) s")" \
     "-1,0,1,2,3"
 
-# Every row of every table of the extension's schemas, and the sequences, as
-# 0.1.0 has them: the statements are written now, with 0.1.0's columns.
+# Every row of every table of the extension's schemas (in the order of their
+# text: some types, jsonpath, have no ordering), and the sequences, as $old
+# has them: the statements are written now, with $old's columns.
 in_db up "SELECT CASE c.relkind WHEN 'S' THEN
         format('SELECT %L, last_value, is_called FROM %s;', c.oid::regclass, c.oid::regclass)
-    ELSE format('SELECT %L, t::text FROM (SELECT %s FROM %s ORDER BY %s) AS t;',
+    ELSE format('SELECT %L, t::text FROM (SELECT %s FROM %s) AS t ORDER BY t::text COLLATE \"C\";',
         c.oid::regclass,
         (SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute
          WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped),
-        c.oid::regclass,
-        (SELECT string_agg(attnum::text, ', ' ORDER BY attnum) FROM pg_attribute
-         WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped)) END
+        c.oid::regclass) END
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname IN ('fetchq', 'fetchq_data') AND c.relkind IN ('r', 'S')
     ORDER BY c.oid::regclass::text" >"$work/rows.sql"
-psql -X -q -At -v ON_ERROR_STOP=1 -d up -f "$work/rows.sql" >"$work/rows-0.1.0.txt"
-echo "0.1.0 rows: $(wc -l <"$work/rows-0.1.0.txt") lines from $(wc -l <"$work/rows.sql") relations"
+psql -X -q -At -v ON_ERROR_STOP=1 -d up -f "$work/rows.sql" >"$work/rows-$old.txt"
+echo "$old rows: $(wc -l <"$work/rows-$old.txt") lines from $(wc -l <"$work/rows.sql") relations"
 
 # --- the package upgrade: new library and scripts, a restart --------------------
-"$here/scripts/pg_cluster.sh" stop "$work/cluster"
+"$here/scripts/pg_cluster.sh" stop "$dir/cluster-$old"
 rm -f "$root"/usr/lib/postgresql/15/lib/fetchq.so "$root"/usr/share/postgresql/15/extension/fetchq*
 make -C "$here" install DESTDIR="$root" PG_CONFIG=$SYS_PGBIN/pg_config >/dev/null
 [ "$(id -u)" = 0 ] && chmod -R a+rX "$root"
-new=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$here/fetchq.control")
-log=$work/cluster/server.log
-as_pg "$PGBIN/pg_ctl" -D "$work/cluster/data" -l "$log" -w -t 60 start >/dev/null
+restart_at=$(wc -l <"$log")
+as_pg "$PGBIN/pg_ctl" -D "$dir/cluster-$old/data" -l "$log" -w -t 60 start >/dev/null
 
 # The old SQL on the new library: refused, with the hint, never run.
 refused=$(psql -X -q -At -v VERBOSITY=verbose -d up \
     -c "SELECT * FROM fetchq.doc_push('q_states', 'x', 0, 0, now(), '{}')" 2>&1 || true)
-check_has "doc_push of 0.1.0's SQL is refused" "$refused" \
-    "ERROR:  55000: extension \"fetchq\" has version 0.1.0 in this database, but the installed library is version $new"
+check_has "doc_push of $old's SQL is refused" "$refused" \
+    "ERROR:  55000: extension \"fetchq\" has version $old in this database, but the installed library is version $new"
 check_has "the refusal hints at the update" "$refused" "HINT:  Run ALTER EXTENSION fetchq UPDATE in this database."
 refused=$(psql -X -q -At -d up -c "SELECT * FROM fetchq.info()" 2>&1 || true)
-check_has "info() of 0.1.0's SQL is refused" "$refused" "has version 0.1.0 in this database"
+check_has "info() of $old's SQL is refused" "$refused" "has version $old in this database"
 check "nothing was pushed" "$(in_db up "SELECT count(*) FROM fetchq_data.q_states__docs WHERE subject = 'x'")" 0
 # (in live: the refused insert takes a number of up's sequence of queue ids)
 refused=$(psql -X -q -At -d live -c "INSERT INTO fetchq.queues (name) VALUES ('q_by_hand')" 2>&1 || true)
-check_has "0.1.0's triggers are refused too" "$refused" "has version 0.1.0 in this database"
+check_has "$old's triggers are refused too" "$refused" "has version $old in this database"
 
-# Every C function of 0.1.0's SQL: its symbol is in the new library, and a
+# Every C function of $old's SQL: its symbol is in the new library, and a
 # call (all arguments NULL, where the function is called on NULLs) is refused.
 in_db up "SELECT p.prosrc FROM pg_proc p WHERE p.pronamespace = 'fetchq'::regnamespace
     AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c') ORDER BY 1" |
-    sort -u >"$work/symbols-0.1.0.txt"
+    sort -u >"$work/symbols-$old.txt"
 nm -D --defined-only "$root/usr/lib/postgresql/15/lib/fetchq.so" | awk '{print $3}' | sort -u >"$work/symbols-new.txt"
-check "the new library has every symbol 0.1.0's SQL binds ($(wc -l <"$work/symbols-0.1.0.txt"))" \
-    "$(comm -23 "$work/symbols-0.1.0.txt" "$work/symbols-new.txt" | tr '\n' ' ')" ""
-calls=$(in_db up "SELECT format('SELECT %s(%s);', p.oid::regproc,
+check "the new library has every symbol $old's SQL binds ($(wc -l <"$work/symbols-$old.txt"))" \
+    "$(comm -23 "$work/symbols-$old.txt" "$work/symbols-new.txt" | tr '\n' ' ')" ""
+# (A procedure is called with its OUT arguments too. doc_pick_position is
+# left out: a helper in the SET list of doc_pick's statement, it runs
+# unchecked once per document picked, and by itself only notes a position in
+# the backend's memory.)
+calls=$(in_db up "SELECT format(CASE p.prokind WHEN 'p' THEN 'CALL %s(%s);' ELSE 'SELECT %s(%s);' END,
+        p.oid::regproc,
         (SELECT string_agg('NULL::' || format_type(t, NULL), ', ' ORDER BY i)
-         FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS a(t, i)))
+         FROM unnest(CASE p.prokind WHEN 'p' THEN COALESCE(p.proallargtypes, p.proargtypes::oid[])
+                     ELSE p.proargtypes::oid[] END) WITH ORDINALITY AS a(t, i)))
     FROM pg_proc p WHERE p.pronamespace = 'fetchq'::regnamespace AND NOT p.proisstrict
-      AND p.prorettype <> 'trigger'::regtype ORDER BY p.oid::regprocedure::text")
+      AND p.prorettype <> 'trigger'::regtype AND p.proname <> 'doc_pick_position'
+    ORDER BY p.oid::regprocedure::text")
 called=0 refused_all=0
 while IFS= read -r call; do
     called=$((called + 1))
     out=$(psql -X -q -At -d up -c "$call" 2>&1 || true)
-    if grep -q 'has version 0.1.0 in this database' <<<"$out"; then
+    if grep -q "has version $old in this database" <<<"$out"; then
         refused_all=$((refused_all + 1))
     else
         echo "not refused: $call -> $out"
     fi
 done <<<"$calls"
-check "every function of 0.1.0 called on NULLs is refused ($called)" "$refused_all" "$called"
+check "every function of $old called on NULLs is refused ($called)" "$refused_all" "$called"
 
 deadline=$((SECONDS + 20))
 until grep -q 'scheduler for database "live" waits for the extension' "$log" || [ $SECONDS -ge $deadline ]; do
@@ -191,7 +229,7 @@ done
 check "the scheduler of live says once that it waits" \
     "$(grep -c 'scheduler for database "live" waits for the extension' "$log")" 1
 check_has "... and which versions" "$(grep -A1 'database "live" waits' "$log")" \
-    "SQL in the database is version 0.1.0, the library is version $new"
+    "SQL in the database is version $old, the library is version $new"
 
 # live: the planned document is due now (plain SQL, before the update); the
 # scheduler resumes after the update, without a restart, and promotes it.
@@ -200,8 +238,8 @@ in_db live "ALTER EXTENSION fetchq UPDATE" >/dev/null
 db=live
 wait_for "live's scheduler resumes after the update and promotes the due document" 15 \
     "SELECT status FROM fetchq_data.q_live__docs WHERE subject = 'later'" 1
-check "live's scheduler started once, after the update" \
-    "$(grep -c 'scheduler for database "live" started' "$log")" 1
+check "live's scheduler started once after the restart, after the update" \
+    "$(tail -n +$((restart_at + 1)) "$log" | grep -c 'scheduler for database "live" started')" 1
 db=up
 
 # up: the update.
@@ -211,8 +249,8 @@ check "info() agrees with pg_extension" \
     "$(in_db up "SELECT (SELECT extension_version FROM fetchq.info()) = extversion FROM pg_extension WHERE extname = 'fetchq'")" t
 
 psql -X -q -At -v ON_ERROR_STOP=1 -d up -f "$work/rows.sql" >"$work/rows-updated.txt"
-if diff -u "$work/rows-0.1.0.txt" "$work/rows-updated.txt" >"$work/rows.diff"; then
-    ok "every row and value of 0.1.0 is unchanged ($(wc -l <"$work/rows-0.1.0.txt") lines)"
+if diff -u "$work/rows-$old.txt" "$work/rows-updated.txt" >"$work/rows.diff"; then
+    ok "every row and value of $old is unchanged ($(wc -l <"$work/rows-$old.txt") lines)"
 else
     fail "rows changed by the update:"
     head -n 40 "$work/rows.diff"
@@ -238,33 +276,58 @@ check "fq_app picks from its queue after the update" \
     "$(in_db up "SET ROLE fq_app; SELECT subject FROM fetchq.doc_pick('q_app', 0, 1, '5m')")" a1
 check "a new function after the update" "$(in_db up "SELECT status FROM fetchq.doc_peek('q_states', 'new')")" 1
 
-# up's scheduler, enabled and restarted, drops 0.1.0's temporary queue.
+# up's scheduler, enabled and restarted, drops $old's temporary queue.
 psql -X -q -d postgres -c "ALTER DATABASE up RESET fetchq.enabled" \
     -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'up' AND application_name = 'fetchq scheduler'" >/dev/null
-wait_for "0.1.0's temporary queue is dropped once its session is found gone" 30 \
+wait_for "$old's temporary queue is dropped once its session is found gone" 30 \
     "SELECT count(*) FROM fetchq.queues WHERE name = 'q_tmp'" 0
 
-# A released version's scripts never change: while fetchq.control names a
-# version with a tag, the install and update scripts must be the tag's (a
-# change of the SQL starts the next version, src/upgrade/README.md).
-if git -C "$here" rev-parse -q --verify "v$new^{commit}" >/dev/null; then
-    rel=$work/release
+"$here/scripts/pg_cluster.sh" stop "$dir/cluster-$old" >/dev/null
+if grep -E 'terminated by signal|PANIC|TRAP' "$log"; then fail "the server log shows a crash"; else ok "no crash in the server log"; fi
+}
+
+update_from 0.1.0
+update_from 0.2.0
+
+# A released version's scripts never change: the update scripts committed in
+# src/upgrade must be the ones their tag built, and while fetchq.control names
+# a version with a tag, the install and update scripts built now must be that
+# tag's too (a change of the SQL starts the next version, src/upgrade/README.md).
+# tag_scripts VERSION FILE...: builds FILEs in the tree of release VERSION.
+tag_scripts() {
+    local version=$1 commit
+    shift
+    commit=$(release_commit "$version") || exit 1
+    rel=$dir/release-$version
+    rm -rf "$rel"
     mkdir -p "$rel"
-    git -C "$here" archive "v$new" Makefile fetchq.control src scripts | tar -x -C "$rel"
-    make -C "$rel" -s PG_CONFIG=$SYS_PGBIN/pg_config "fetchq--$new.sql" "fetchq--0.1.0--$new.sql"
-    make -C "$here" -s PG_CONFIG=$SYS_PGBIN/pg_config "fetchq--$new.sql" "fetchq--0.1.0--$new.sql"
-    for f in "fetchq--$new.sql" "fetchq--0.1.0--$new.sql"; do
-        if cmp -s "$rel/$f" "$here/$f"; then
-            ok "$f is the one released as v$new"
-        else
-            fail "$f differs from the one released as v$new: a change of the SQL needs a new version"
-            diff "$rel/$f" "$here/$f" | head -n 20 || true
-        fi
-    done
+    git -C "$here" archive "$commit" Makefile fetchq.control src scripts | tar -x -C "$rel"
+    make -C "$rel" -s PG_CONFIG=$SYS_PGBIN/pg_config "$@"
+}
+# same_as_tag VERSION BUILT FILE: FILE as the tag built it is BUILT.
+same_as_tag() {
+    if cmp -s "$rel/$3" "$2"; then
+        ok "$3 is the one released as v$1"
+    else
+        fail "$3 differs from the one released as v$1: a change of the SQL needs a new version"
+        diff "$rel/$3" "$2" | head -n 20 || true
+    fi
+}
+for f in "$here"/src/upgrade/fetchq--*--*.sql; do
+    f=${f##*/}
+    version=${f##*--}
+    version=${version%.sql}
+    tag_scripts "$version" "$f"
+    same_as_tag "$version" "$here/src/upgrade/$f" "$f"
+done
+if git -C "$here" rev-parse -q --verify "v$new^{commit}" >/dev/null; then
+    built=$(cd "$here" && make -s PG_CONFIG=$SYS_PGBIN/pg_config "fetchq--$new.sql" >/dev/null &&
+        ls fetchq--*--"$new".sql)
+    tag_scripts "$new" "fetchq--$new.sql" $built
+    for f in "fetchq--$new.sql" $built; do same_as_tag "$new" "$here/$f" "$f"; done
 else
     echo "no tag v$new: version $new is not released yet, its scripts may still change"
 fi
 
-if grep -E 'terminated by signal|PANIC|TRAP' "$log"; then fail "the server log shows a crash"; else ok "no crash in the server log"; fi
 echo "upgrade test: $((SECONDS - started)) s"
 [ "$failures" = 0 ]

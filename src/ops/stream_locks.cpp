@@ -14,6 +14,7 @@ namespace fetchq::ops {
 namespace {
 
 constexpr uint16 kClaimClass = 71;
+constexpr uint16 kStreamClass = 72;
 
 uint64 hash_of(int32_t stream_id, const std::string& group, const std::string& key) {
     const uint64 h =
@@ -47,5 +48,23 @@ bool try_lock_key_for_claim(int32_t stream_id, const std::string& group, const s
 void lock_key_for_release(int32_t stream_id, const std::string& group, const std::string& key) {
     acquire(stream_id, group, key, true);
 }
+
+namespace {
+
+LockAcquireResult acquire_stream(int32_t stream_id, LOCKMODE mode) {
+    return pg::pg_call([&] {
+        LOCKTAG tag;
+        SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, static_cast<uint32>(stream_id), 0, kStreamClass);
+        return LockAcquire(&tag, mode, false, false);
+    });
+}
+
+}  // namespace
+
+bool lock_stream_for_append(int32_t stream_id) {
+    return acquire_stream(stream_id, ShareLock) != LOCKACQUIRE_ALREADY_HELD;
+}
+
+void lock_stream_for_drop(int32_t stream_id) { acquire_stream(stream_id, AccessExclusiveLock); }
 
 }  // namespace fetchq::ops

@@ -1,9 +1,11 @@
-// The transaction lock a claim takes on a key of one consumer group, in the
-// advisory lock space of the database but with a lock class of its own
-// (LOCKTAG field4 71), so that no pg_advisory_lock() of an application ever
-// takes or waits for one; it shows in pg_locks as an advisory lock with
-// objsubid 71. Keys are hashed to 64 bits: two keys that collide only make a
-// claim skip one of them while the other is being claimed.
+// Transaction locks of fetchq's own, in the advisory lock space of the
+// database but each with a lock class of its own (LOCKTAG field4), so that no
+// pg_advisory_lock() of an application ever takes or waits for one; they show
+// in pg_locks as advisory locks with objsubid 71 or 72.
+//
+// 71: the lock a claim takes on a key of one consumer group. Keys are hashed
+// to 64 bits: two keys that collide only make a claim skip one of them while
+// the other is being claimed.
 #pragma once
 
 #include <cstdint>
@@ -17,5 +19,11 @@ bool try_lock_key_for_claim(int32_t stream_id, const std::string& group, const s
 
 // The same lock, waited for: a release holds the key as a claim does.
 void lock_key_for_release(int32_t stream_id, const std::string& group, const std::string& key);
+
+// 72: a stream, shared by its appends, alone by stream_drop, which so waits
+// for the appends under way; an append that waited for a drop finds the
+// stream gone. True when this transaction did not hold it in that mode yet.
+bool lock_stream_for_append(int32_t stream_id);
+void lock_stream_for_drop(int32_t stream_id);
 
 }  // namespace fetchq::ops

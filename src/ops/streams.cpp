@@ -6,10 +6,12 @@
 #include "core/error.hpp"
 #include "ops/catalog_cache.hpp"
 #include "ops/stream_commit.hpp"
+#include "ops/stream_locks.hpp"
 #include "pg/spi.hpp"
 
 extern "C" {
 #include "access/xact.h"
+#include "utils/inval.h"
 #include "utils/acl.h"
 }
 
@@ -75,6 +77,19 @@ int32_t stream_id(const std::string& name) {
     return id;
 }
 
+int32_t stream_for_append(const std::string& name) {
+    for (;;) {
+        const uint64_t seen = catalog_generation();
+        const int32_t id = stream_id(name);
+        if (!lock_stream_for_append(id)) return id;
+        // A drop that held the lock committed (or rolled back) before it was
+        // released, and its invalidation came first: an unchanged generation
+        // means the stream is still there, else it is read again.
+        pg_call([] { AcceptInvalidationMessages(); });
+        if (catalog_generation() == seen) return id;
+    }
+}
+
 CreatedStream create_stream(const std::string& name) {
     SPIPlanPtr plan = cached_plan(
         "", "stream_create",
@@ -130,16 +145,20 @@ void set_stream_max_age(const std::string& name, const Interval* max_age) {
 void drop_stream(const std::string& name) {
     require_stream_owner(name);
     Datum arg = to_text(name);
-    // The stream's row first: its keys go with it (ON DELETE CASCADE),
-    // waiting for appends under way; the next statements then see what those
-    // committed.
     SPIPlanPtr drop = cached_plan(
         "", "stream_drop",
         [] { return std::string("DELETE FROM fetchq.streams WHERE name = $1 RETURNING id"); },
         {TEXTOID});
     spi_execute(drop, &arg, nullptr, false);
-    Datum id = Int32GetDatum(static_cast<int32_t>(spi_int(0, 1)));
-    for (const char* table : {"stream_messages", "stream_offsets", "stream_leases"}) {
+    const int32_t stream = static_cast<int32_t>(spi_int(0, 1));
+    // Waits for the appends under way; the rows are then deleted as they are
+    // now, those appends' included (REPEATABLE READ fails with 40001 when it
+    // cannot see some of them, as a cascading foreign key would). Its groups
+    // go with the stream's row (ON DELETE CASCADE).
+    lock_stream_for_drop(stream);
+    Datum id = Int32GetDatum(stream);
+    for (const char* table :
+         {"stream_keys", "stream_messages", "stream_offsets", "stream_leases"}) {
         const std::string name = std::string("stream_drop_") + table;
         SPIPlanPtr rows = cached_plan("", name,
                                       [table] {
@@ -147,7 +166,7 @@ void drop_stream(const std::string& name) {
                                                  " WHERE stream_id = $1";
                                       },
                                       {INT4OID});
-        spi_execute(rows, &id, nullptr, false);
+        spi_execute_current(rows, &id, nullptr);
     }
 }
 

@@ -32,6 +32,10 @@ void set_stream_max_age(const std::string& name, const Interval* max_age);
 
 // The stream's id; raises 42704 when it does not exist.
 int32_t stream_id(const std::string& name);
+// The same, for appends: the stream is locked against its drop until this
+// transaction ends (ops/stream_locks.hpp), and an append that waited for a
+// drop raises 42704.
+int32_t stream_for_append(const std::string& name);
 
 // Raises 22023 / 22001 for an empty key or one over 255 bytes.
 void check_stream_key(const std::string& key);
@@ -43,7 +47,8 @@ bool register_group(int32_t stream, const std::string& group);
 // The same, once per backend and group.
 void ensure_group(int32_t stream, const std::string& group);
 
-// Appends a message to the key; returns its offset.
+// Appends a message to the key of a stream of stream_for_append; returns
+// its offset.
 int64_t append_message(int32_t stream, const std::string& key, Datum payload, bool payload_null);
 
 // Moves the group's committed offset of the key to `offset` if that is

@@ -170,6 +170,25 @@ uint64_t spi_execute_latest(SPIPlanPtr plan, const Datum* values, const char* nu
     });
 }
 
+uint64_t spi_execute_current(SPIPlanPtr plan, const Datum* values, const char* nulls) {
+    return pg_call([&] {
+        push_catalog_only_path();
+        // As ri_triggers.c does for a cascading action.
+        Snapshot latest = InvalidSnapshot, crosscheck = InvalidSnapshot;
+        if (IsolationUsesXactSnapshot()) {
+            CommandCounterIncrement();
+            latest = GetLatestSnapshot();
+            crosscheck = GetTransactionSnapshot();
+        }
+        int rc = SPI_execute_snapshot(plan, const_cast<Datum*>(values), nulls, latest, crosscheck,
+                                      false, true, 0);
+        PopOverrideSearchPath();
+        if (rc < 0)
+            elog(ERROR, "fetchq: SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+        return static_cast<uint64_t>(SPI_processed);
+    });
+}
+
 uint64_t spi_execute_once(const std::string& sql, std::initializer_list<Oid> argtypes,
                           const Datum* values, const char* nulls, bool read_only, long count) {
     ArgTypes types(argtypes);

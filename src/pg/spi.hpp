@@ -67,6 +67,12 @@ uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bo
 uint64_t spi_execute_latest(SPIPlanPtr plan, const Datum* values, const char* nulls,
                             long count = 0);
 
+// Runs a plan that writes on the latest committed state, as a cascading
+// foreign key does: in READ COMMITTED a statement's snapshot is that anyway;
+// under a transaction snapshot, a row that snapshot cannot see raises 40001
+// instead of being skipped.
+uint64_t spi_execute_current(SPIPlanPtr plan, const Datum* values, const char* nulls);
+
 // Plans and runs SQL text with parameters for this call only: for what a
 // backend runs rarely on a queue, whose plan is not worth keeping (nor worth
 // pushing a busier queue's plans out of the cache).

@@ -6,10 +6,11 @@
 -- deletes what every group of a stream committed. The hot tables have no
 -- foreign keys (a check per append or commit, and a shared row lock on the
 -- stream's row that concurrent appenders turn into multixacts):
--- stream_drop deletes their rows itself. Nor CHECK constraints on the
--- offsets: the executor compiles them again for every statement, and the
--- functions, which alone number messages and move offsets, keep them
--- positive.
+-- stream_drop deletes their rows itself, after waiting for the appends under
+-- way (a lock of fetchq's own on the stream, src/ops/stream_locks.hpp). Nor
+-- CHECK constraints on the offsets: the executor compiles them again for
+-- every statement, and the functions, which alone number messages and move
+-- offsets, keep them positive.
 CREATE TABLE fetchq.streams (
     id SERIAL PRIMARY KEY,
     name CHARACTER VARYING(40) NOT NULL UNIQUE,
@@ -23,7 +24,7 @@ CREATE TABLE fetchq.streams (
 -- One row per key that ever had a message, with its last offset: what
 -- appends number from and stream_claim enumerates.
 CREATE TABLE fetchq.stream_keys (
-    stream_id INTEGER NOT NULL REFERENCES fetchq.streams (id) ON DELETE CASCADE,
+    stream_id INTEGER NOT NULL,
     key TEXT NOT NULL,
     last_offset BIGINT NOT NULL,
     PRIMARY KEY (stream_id, key)

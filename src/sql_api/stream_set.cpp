@@ -5,6 +5,7 @@
 // what the call did: all or nothing. jsonb keeps no order between "create"
 // and "commit": the creates are applied first, then the commits, each in
 // array order, so a set can commit what it creates.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -134,8 +135,10 @@ Datum stream_set(FunctionCallInfo fcinfo) {
     const Datum body = arg_datum(fcinfo, 2, &body_null);
     if (body_null) throw_null_argument("body");
     spi_connect();
-    const int32_t id = stream_id(stream);
+    int32_t id = stream_id(stream);
     const std::vector<SetItem> items = items_of(body);
+    if (std::any_of(items.begin(), items.end(), [](const SetItem& item) { return item.create; }))
+        id = stream_for_append(stream);
     std::string created, committed;
     for (const SetItem& item : items) {
         std::string& out = item.create ? created : committed;

@@ -73,7 +73,7 @@ Datum stream_append(FunctionCallInfo fcinfo) {
     bool payload_null = false;
     const Datum payload = arg_datum(fcinfo, 2, &payload_null);
     spi_connect();
-    const int64_t offset = append_message(stream_id(stream), key, payload, payload_null);
+    const int64_t offset = append_message(stream_for_append(stream), key, payload, payload_null);
     spi_finish();
     PG_RETURN_INT64(offset);
 }

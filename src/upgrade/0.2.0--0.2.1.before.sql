@@ -1,0 +1,8 @@
+-- Update from 0.2.0, first part: what the catalog of 0.2.0 has otherwise,
+-- before the objects of 0.2.1 are created or replaced.
+
+-- Appends no longer check a foreign key from their key's row to the stream
+-- (PostgreSQL checks it again at every update of a row this transaction
+-- wrote): stream_drop deletes the keys itself, after waiting for the appends
+-- under way on a lock of the stream.
+ALTER TABLE fetchq.stream_keys DROP CONSTRAINT stream_keys_stream_id_fkey;
