@@ -294,6 +294,48 @@ check "a CHECK constraint added to the offsets holds (through SQL)" \
     "$(err "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 6)")" \
     '23514 new row for relation "stream_offsets" violates check constraint "st_not_six"'
 q "ALTER TABLE fetchq.stream_offsets DROP CONSTRAINT st_not_six"
+# stream_append moves a key's existing head row and inserts the message
+# without the executor (ops/stream_append.cpp), checked as the statement it
+# replaces; a trigger, a NOT NULL or a default added to the messages, and
+# privileges on columns only, take the SQL path.
+q "GRANT SELECT ON fetchq.stream_keys TO st_other; REVOKE UPDATE ON fetchq.stream_keys FROM st_other"
+check "an append to a key with messages needs UPDATE on the keys" \
+    "$(as_other "SELECT fetchq.stream_append('st_log', 'priv', '{}')")" \
+    "42501 permission denied for table stream_keys"
+q "GRANT UPDATE (last_offset) ON fetchq.stream_keys TO st_other"
+check "... or on its last offset (through SQL)" \
+    "$(as_other "SELECT fetchq.stream_append('st_log', 'priv', '{}') - fetchq.stream_append('st_log', 'priv', '{}') + 1 || '|'")" '0|'
+q "REVOKE INSERT ON fetchq.stream_messages FROM st_other"
+check "an append needs INSERT on the messages" \
+    "$(as_other "SELECT fetchq.stream_append('st_log', 'priv', '{}')")" \
+    "42501 permission denied for table stream_messages"
+q "GRANT INSERT, UPDATE ON fetchq.stream_keys, fetchq.stream_messages TO st_other"
+q "CREATE TABLE public.st_appends (\"offset\" bigint);
+   CREATE FUNCTION public.st_note() RETURNS trigger LANGUAGE plpgsql AS
+     'BEGIN INSERT INTO public.st_appends VALUES (NEW.\"offset\"); RETURN NEW; END';
+   CREATE TRIGGER st_note AFTER INSERT ON fetchq.stream_messages
+     FOR EACH ROW EXECUTE FUNCTION public.st_note()" >/dev/null
+check "a trigger on the messages sees every append" \
+    "$(q "SELECT fetchq.stream_append('st_log', 'priv', '{}'); SELECT string_agg(\"offset\"::text, ',') FROM public.st_appends" | tail -1)" \
+    "$(q "SELECT last_offset FROM fetchq.stream_keys WHERE key = 'priv'")"
+q "DROP TRIGGER st_note ON fetchq.stream_messages; DROP TABLE public.st_appends; DROP FUNCTION public.st_note()"
+q "ALTER TABLE fetchq.stream_messages ADD COLUMN st_tag text NOT NULL DEFAULT 'x'"
+check "a default added to the messages is given (through SQL)" \
+    "$(q "SELECT fetchq.stream_append('st_log', 'priv', '{}'); SELECT st_tag FROM fetchq.stream_messages WHERE key = 'priv' ORDER BY \"offset\" DESC LIMIT 1" | tail -1)" x
+q "ALTER TABLE fetchq.stream_messages ALTER COLUMN st_tag DROP DEFAULT"
+check "a NOT NULL added to the messages holds (through SQL)" \
+    "$(err "SELECT fetchq.stream_append('st_log', 'priv', '{}')")" \
+    '23502 null value in column "st_tag" of relation "stream_messages" violates not-null constraint'
+q "ALTER TABLE fetchq.stream_messages DROP COLUMN st_tag"
+check "without them, an append to a key with messages numbers in place" \
+    "$(q "SELECT fetchq.stream_append('st_log', 'priv', '{\"last\": true}')")" \
+    "$(q "SELECT max(\"offset\") FROM fetchq.stream_messages WHERE key = 'priv' AND payload = '{\"last\": true}'")"
+check "a read-only transaction appends nothing" \
+    "$(err "BEGIN READ ONLY; SELECT fetchq.stream_append('st_log', 'priv', '{}')")" \
+    '25006 cannot execute INSERT in a read-only transaction'
+check "... and commits nothing" \
+    "$(err "BEGIN READ ONLY; SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 7)")" \
+    '25006 cannot execute INSERT in a read-only transaction'
 q "SELECT fetchq.stream_drop('st_log')" >/dev/null
 check "a dropped stream leaves nothing" \
     "$(q "SELECT (SELECT count(*) FROM fetchq.stream_messages m WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = m.stream_id)) + (SELECT count(*) FROM fetchq.stream_offsets o WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = o.stream_id))")" 0

@@ -45,23 +45,6 @@ int64 last_offset(const Commit* c, Snapshot snapshot) {
     return bigint_by_key("stream_keys", kColumns, 3, snapshot, c->stream, {c->key}, "last_offset");
 }
 
-// The group's row of the key, as `snapshot` sees it; the copy is the
-// caller's. NULL without a row.
-HeapTuple offset_row(const Commit* c, Relation rel, Relation index, Snapshot snapshot) {
-    ScanKeyData keys[3];
-    const int nkeys = init_stream_keys(keys, index, c->stream, {c->group, c->key});
-    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, nkeys);
-    TupleTableSlot* slot = table_slot_create(rel, nullptr);
-    HeapTuple row = nullptr;
-    if (index_getnext_slot(scan, ForwardScanDirection, slot)) {
-        row = ExecCopySlotHeapTuple(slot);
-        row->t_self = slot->tts_tid;
-    }
-    ExecDropSingleTupleTableSlot(slot);
-    index_endscan(scan);
-    return row;
-}
-
 // The row with committed = offset and committed_at = now().
 HeapTuple moved_row(Relation rel, HeapTuple old, int64 offset) {
     TupleDesc desc = RelationGetDescr(rel);
@@ -74,12 +57,6 @@ HeapTuple moved_row(Relation rel, HeapTuple old, int64 offset) {
     values[at] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
     replace[committed] = replace[at] = true;
     return heap_modify_tuple(old, desc, values, nulls, replace);
-}
-
-// What the INSERT ... ON CONFLICT DO UPDATE would require to take this path.
-bool caller_may_update(Relation rel) {
-    const AclMode all = ACL_SELECT | ACL_INSERT | ACL_UPDATE;
-    return pg_class_aclmask(RelationGetRelid(rel), GetUserId(), all, ACLMASK_ALL) == all;
 }
 
 void update_row(Commit* c, Relation rel, Relation index, HeapTuple row) {
@@ -113,11 +90,14 @@ void try_commit(Commit* c) {
     Relation index = nullptr;
     if (c->offset > c->last) {
         c->outcome = Outcome::kBeyond;
-    } else if (!caller_may_update(rel) || !plain_keyed_table(rel, &index)) {
+    } else if (!in_place_allowed() ||
+               !has_table_privileges(rel, ACL_SELECT | ACL_INSERT | ACL_UPDATE) ||
+               !plain_keyed_table(rel, &index)) {
+        // (The privileges the INSERT ... ON CONFLICT DO UPDATE would need.)
         c->outcome = Outcome::kUseSql;
     } else {
         CheckCmdReplicaIdentity(rel, CMD_UPDATE);
-        HeapTuple row = offset_row(c, rel, index, snapshot);
+        HeapTuple row = row_by_key(rel, index, snapshot, c->stream, {c->group, c->key});
         if (row == nullptr) {
             c->outcome = Outcome::kUseSql;
         } else {

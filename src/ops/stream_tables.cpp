@@ -58,6 +58,27 @@ IndexScanDesc begin_key_scan(Relation rel, Relation index, Snapshot snapshot, Sc
     return scan;
 }
 
+HeapTuple row_by_key(Relation rel, Relation index, Snapshot snapshot, int32 stream,
+                     std::initializer_list<text*> texts) {
+    ScanKeyData keys[INDEX_MAX_KEYS];
+    const int nkeys = init_stream_keys(keys, index, stream, texts);
+    IndexScanDesc scan = begin_key_scan(rel, index, snapshot, keys, nkeys);
+    TupleTableSlot* slot = table_slot_create(rel, nullptr);
+    HeapTuple row = nullptr;
+    if (index_getnext_slot(scan, ForwardScanDirection, slot)) {
+        row = ExecCopySlotHeapTuple(slot);
+        row->t_self = slot->tts_tid;
+    }
+    ExecDropSingleTupleTableSlot(slot);
+    index_endscan(scan);
+    return row;
+}
+
+bool has_table_privileges(Relation rel, AclMode privileges) {
+    return pg_class_aclmask(RelationGetRelid(rel), GetUserId(), privileges, ACLMASK_ALL) ==
+           privileges;
+}
+
 int64 bigint_by_key(const char* table, const char* const* columns, int n, Snapshot snapshot,
                     int32 stream, std::initializer_list<text*> texts, const char* column) {
     Relation rel = open_stream_table(table, AccessShareLock);

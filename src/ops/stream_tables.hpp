@@ -34,6 +34,15 @@ int init_stream_keys(ScanKeyData* keys, Relation index, int32 stream,
 IndexScanDesc begin_key_scan(Relation rel, Relation index, Snapshot snapshot, ScanKeyData* keys,
                              int n);
 
+// A copy of the row of `rel` whose primary key `index` is (stream,
+// texts...), as `snapshot` sees it, with its t_self; NULL without one.
+HeapTuple row_by_key(Relation rel, Relation index, Snapshot snapshot, int32 stream,
+                     std::initializer_list<text*> texts);
+
+// True when the caller has all of `privileges` on the table itself (a grant
+// of columns only takes the SQL path).
+bool has_table_privileges(Relation rel, AclMode privileges);
+
 // The bigint `column` of the row of fetchq.<table> whose primary key is
 // (stream, texts...), as `snapshot` sees it; 0 without a row. Checked as a
 // SELECT of `columns` (require_stream_select).

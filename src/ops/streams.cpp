@@ -5,6 +5,7 @@
 #include "core/echo.hpp"
 #include "core/error.hpp"
 #include "ops/catalog_cache.hpp"
+#include "ops/stream_append.hpp"
 #include "ops/stream_commit.hpp"
 #include "ops/stream_locks.hpp"
 #include "pg/spi.hpp"
@@ -221,8 +222,11 @@ void ensure_group(int32_t stream, const std::string& group) {
 }
 
 int64_t append_message(int32_t stream, const std::string& key, Datum payload, bool payload_null) {
-    // The head row's update waits for another append to the key until that
-    // one ends, then numbers after what it committed (READ COMMITTED reads
+    if (const std::optional<int64_t> offset = append_in_place(stream, key, payload, payload_null))
+        return *offset;
+    // The first message of a key (or tables changed from what the
+    // extension creates). The head row's update waits for another append to
+    // the key until that one ends, then numbers after what it committed (READ COMMITTED reads
     // the row's latest version; REPEATABLE READ fails with 40001 instead,
     // as for any row updated concurrently).
     SPIPlanPtr insert = cached_plan(

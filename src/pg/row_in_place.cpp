@@ -3,6 +3,9 @@
 extern "C" {
 #include "access/genam.h"
 #include "access/heapam.h"
+#include "access/xact.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "catalog/index.h"
 #include "nodes/execnodes.h"
 #include "storage/bufmgr.h"
@@ -12,8 +15,12 @@ extern "C" {
 
 namespace fetchq::pg {
 
+bool in_place_allowed() { return !XactReadOnly && !IsInParallelMode(); }
+
 bool plain_keyed_table(Relation rel, Relation* primary_key) {
-    if (rel->trigdesc || rel->rd_rel->relrowsecurity) return false;
+    if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relam != HEAP_TABLE_AM_OID ||
+        rel->trigdesc || rel->rd_rel->relrowsecurity)
+        return false;
     const TupleConstr* constr = RelationGetDescr(rel)->constr;
     if (constr && (constr->num_check > 0 || constr->has_generated_stored)) return false;
     List* indexes = RelationGetIndexList(rel);
@@ -37,14 +44,27 @@ void prune_page(Relation rel, BlockNumber block) {
     ReleaseBuffer(buffer);
 }
 
-void insert_unchanged_key(Relation rel, Relation primary_key, HeapTuple tuple) {
+namespace {
+
+void insert_key(Relation rel, Relation primary_key, HeapTuple tuple, IndexUniqueCheck check,
+                bool unchanged) {
     IndexInfo* info = BuildIndexInfo(primary_key);
     Datum values[INDEX_MAX_KEYS];
     bool nulls[INDEX_MAX_KEYS];
     for (int i = 0; i < info->ii_NumIndexAttrs; ++i)
         values[i] =
             heap_getattr(tuple, info->ii_IndexAttrNumbers[i], RelationGetDescr(rel), &nulls[i]);
-    index_insert(primary_key, values, nulls, &tuple->t_self, rel, UNIQUE_CHECK_NO, true, info);
+    index_insert(primary_key, values, nulls, &tuple->t_self, rel, check, unchanged, info);
+}
+
+}  // namespace
+
+void insert_unchanged_key(Relation rel, Relation primary_key, HeapTuple tuple) {
+    insert_key(rel, primary_key, tuple, UNIQUE_CHECK_NO, true);
+}
+
+void insert_new_key(Relation rel, Relation primary_key, HeapTuple tuple) {
+    insert_key(rel, primary_key, tuple, UNIQUE_CHECK_YES, false);
 }
 
 }  // namespace fetchq::pg

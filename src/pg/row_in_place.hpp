@@ -9,10 +9,14 @@
 
 namespace fetchq::pg {
 
-// True, with its primary key opened in RowExclusiveLock, when `rel` has no
-// trigger, no row security, no CHECK constraint, no generated column, and no
-// index but a primary key on plain columns: what an UPDATE of other columns
-// would do besides writing the row, there is nothing of.
+// False in a read-only transaction (and in parallel mode), where only the
+// executor's own check may refuse the write, with its error (25006).
+bool in_place_allowed();
+
+// True, with its primary key opened in RowExclusiveLock, when `rel` is a
+// plain heap table with no trigger, no row security, no CHECK constraint, no generated column, and
+// no index but a primary key on plain columns: what an UPDATE of other columns would do besides
+// writing the row, there is nothing of.
 bool plain_keyed_table(Relation rel, Relation* primary_key);
 
 // Removes the versions no one can see any more from a page, as an index
@@ -25,5 +29,8 @@ void prune_page(Relation rel, BlockNumber block);
 // (that would visit every version of the row no one may prune yet), and the
 // index may delete older versions' entries bottom-up.
 void insert_unchanged_key(Relation rel, Relation primary_key, HeapTuple tuple);
+
+// After an insert: the new row's entry in the primary key, checked unique.
+void insert_new_key(Relation rel, Relation primary_key, HeapTuple tuple);
 
 }  // namespace fetchq::pg

@@ -1,0 +1,185 @@
+#include "ops/stream_append.hpp"
+
+#include "pg/postgres.hpp"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "nodes/primnodes.h"
+#include "parser/parse_relation.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+}
+
+#include "ops/stream_tables.hpp"
+#include "pg/guard.hpp"
+#include "pg/row_in_place.hpp"
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+namespace {
+
+// Plain data for the one pg_call.
+struct Append {
+    int32 stream;
+    text* key;
+    Datum payload;
+    bool payload_null;
+    bool use_sql;
+    int64 offset;
+    bool retry;  // the head row changed under us (READ COMMITTED): look again
+};
+
+// The two tables, with their primary keys once they passed the checks.
+struct Tables {
+    Relation keys = nullptr, keys_pk = nullptr;
+    Relation messages = nullptr, messages_pk = nullptr;
+};
+
+// Only appended_at has a default, and it is now(): the insert below fills in
+// what the INSERT leaves out as the INSERT would.
+bool plain_defaults(Relation messages) {
+    const TupleConstr* constr = RelationGetDescr(messages)->constr;
+    if (constr == nullptr || constr->num_defval != 1 ||
+        constr->defval[0].adnum != attnameAttNum(messages, "appended_at", false))
+        return false;
+    Node* expr = static_cast<Node*>(stringToNode(constr->defval[0].adbin));
+    return IsA(expr, FuncExpr) && castNode(FuncExpr, expr)->funcid == F_NOW;
+}
+
+// What the statement would need: INSERT ... ON CONFLICT DO UPDATE ...
+// RETURNING on the keys, INSERT ... RETURNING on the messages.
+bool open_plain_tables(Tables* t) {
+    t->keys = open_stream_table("stream_keys", RowExclusiveLock);
+    t->messages = open_stream_table("stream_messages", RowExclusiveLock);
+    if (!has_table_privileges(t->keys, ACL_SELECT | ACL_INSERT | ACL_UPDATE) ||
+        !has_table_privileges(t->messages, ACL_SELECT | ACL_INSERT) ||
+        !plain_defaults(t->messages) || !plain_keyed_table(t->keys, &t->keys_pk))
+        return false;
+    if (plain_keyed_table(t->messages, &t->messages_pk)) return true;
+    index_close(t->keys_pk, NoLock);
+    t->keys_pk = nullptr;
+    return false;
+}
+
+void close_tables(Tables* t) {
+    if (t->messages_pk) index_close(t->messages_pk, NoLock);
+    if (t->keys_pk) index_close(t->keys_pk, NoLock);
+    table_close(t->messages, NoLock);
+    table_close(t->keys, NoLock);
+}
+
+// The message's columns as the INSERT would write them, its offset still to
+// be set.
+struct MessageColumns {
+    Datum* values;
+    bool* nulls;
+    int offset;  // index of the offset column
+};
+
+// NULL-free where the table wants it, else false (a NOT NULL added to the
+// table: SQL then says so).
+bool message_columns(const Append* a, Relation messages, MessageColumns* m) {
+    TupleDesc desc = RelationGetDescr(messages);
+    m->values = static_cast<Datum*>(palloc0(sizeof(Datum) * desc->natts));
+    m->nulls = static_cast<bool*>(palloc(sizeof(bool) * desc->natts));
+    for (int i = 0; i < desc->natts; ++i) m->nulls[i] = true;
+    auto set = [&](const char* column, Datum value, bool isnull) {
+        const int i = attnameAttNum(messages, column, false) - 1;
+        m->values[i] = value;
+        m->nulls[i] = isnull;
+        return i;
+    };
+    set("stream_id", Int32GetDatum(a->stream), false);
+    set("key", PointerGetDatum(a->key), false);
+    m->offset = set("offset", Int64GetDatum(0), false);
+    set("payload", a->payload, a->payload_null);
+    set("appended_at", TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()), false);
+    for (int i = 0; i < desc->natts; ++i) {
+        const Form_pg_attribute attr = TupleDescAttr(desc, i);
+        if (m->nulls[i] && attr->attnotnull && !attr->attisdropped) return false;
+    }
+    return true;
+}
+
+// The head row with the next offset; sets a->offset, or a->retry.
+bool move_head(Append* a, const Tables& t, HeapTuple head) {
+    const int column = attnameAttNum(t.keys, "last_offset", false);
+    bool isnull = true;
+    a->offset = DatumGetInt64(heap_getattr(head, column, RelationGetDescr(t.keys), &isnull)) + 1;
+    TupleDesc desc = RelationGetDescr(t.keys);
+    Datum* values = static_cast<Datum*>(palloc0(sizeof(Datum) * desc->natts));
+    bool* nulls = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
+    bool* replace = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
+    values[column - 1] = Int64GetDatum(a->offset);
+    replace[column - 1] = true;
+    HeapTuple moved = heap_modify_tuple(head, desc, values, nulls, replace);
+    TM_FailureData failure;
+    LockTupleMode mode;
+    const TM_Result result = heap_update(t.keys, &head->t_self, moved, GetCurrentCommandId(true),
+                                         InvalidSnapshot, true, &failure, &mode);
+    if (result == TM_Ok) {
+        if (!HeapTupleIsHeapOnly(moved)) insert_unchanged_key(t.keys, t.keys_pk, moved);
+        return true;
+    }
+    if (result != TM_Updated && result != TM_Deleted)
+        elog(ERROR, "unexpected result %d updating a row of fetchq.stream_keys",
+             static_cast<int>(result));
+    if (IsolationUsesXactSnapshot())
+        ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+                        errmsg("could not serialize access due to concurrent update")));
+    a->retry = true;
+    return false;
+}
+
+// One attempt, on a snapshot taken now as a statement would (in REPEATABLE
+// READ the transaction's).
+void try_append(Append* a) {
+    a->retry = false;
+    a->use_sql = true;
+    Tables t;
+    if (open_plain_tables(&t)) {
+        CheckCmdReplicaIdentity(t.keys, CMD_UPDATE);
+        Snapshot snapshot = RegisterSnapshot(GetTransactionSnapshot());
+        HeapTuple head = row_by_key(t.keys, t.keys_pk, snapshot, a->stream, {a->key});
+        UnregisterSnapshot(snapshot);
+        MessageColumns m;
+        if (head != nullptr && message_columns(a, t.messages, &m) && move_head(a, t, head)) {
+            m.values[m.offset] = Int64GetDatum(a->offset);
+            HeapTuple message = heap_form_tuple(RelationGetDescr(t.messages), m.values, m.nulls);
+            heap_insert(t.messages, message, GetCurrentCommandId(true), 0, nullptr);
+            insert_new_key(t.messages, t.messages_pk, message);
+            a->use_sql = false;
+        }
+    }
+    close_tables(&t);
+}
+
+}  // namespace
+
+std::optional<int64_t> append_in_place(int32_t stream, const std::string& key, Datum payload,
+                                       bool payload_null) {
+    if (!pg_call([] { return in_place_allowed(); })) return std::nullopt;
+    Append a{};
+    a.stream = stream;
+    a.payload = payload;
+    a.payload_null = payload_null;
+    pg_call([&] {
+        a.key = cstring_to_text_with_len(key.data(), static_cast<int>(key.size()));
+        // This transaction's earlier appends are to be seen.
+        CommandCounterIncrement();
+        do {
+            CHECK_FOR_INTERRUPTS();
+            try_append(&a);
+        } while (a.retry);
+    });
+    if (a.use_sql) return std::nullopt;
+    return a.offset;
+}
+
+}  // namespace fetchq::ops
