@@ -330,6 +330,11 @@ q "ALTER TABLE fetchq.stream_messages DROP COLUMN st_tag"
 check "without them, an append to a key with messages numbers in place" \
     "$(q "SELECT fetchq.stream_append('st_log', 'priv', '{\"last\": true}')")" \
     "$(q "SELECT max(\"offset\") FROM fetchq.stream_messages WHERE key = 'priv' AND payload = '{\"last\": true}'")"
+after_savepoint=$(q "BEGIN; SELECT fetchq.stream_append('st_log', 'priv', '{}');
+    SAVEPOINT s; SELECT fetchq.stream_append('st_log', 'priv', '{}'); ROLLBACK TO s;
+    SELECT fetchq.stream_append('st_log', 'priv', '{}'); COMMIT" | paste -sd' ')
+check "an append after a rolled-back savepoint takes the number the savepoint's append had" \
+    "$(awk '{print ($2 == $1 + 1 && $3 == $2) ? "yes" : $0}' <<<"$after_savepoint")" yes
 check "a read-only transaction appends nothing" \
     "$(err "BEGIN READ ONLY; SELECT fetchq.stream_append('st_log', 'priv', '{}')")" \
     '25006 cannot execute INSERT in a read-only transaction'

@@ -82,26 +82,12 @@ HeapTuple changed_tuple(Relation rel, HeapTuple old, const RowChange* change) {
 
 enum class Outcome { kUpdated, kMissing, kRetry };
 
-// The row's version visible to `snapshot`, found from change->known by
-// following the update chain: a few steps, where an index lookup walks every
-// version of the row that no one may prune yet (under a held xmin horizon,
-// thousands). False when the address no longer leads to the row (vacuumed,
-// reused, the table rewritten); the index lookup then finds it.
+// The row's version visible to `snapshot`, found from change->known
+// (pg/row_in_place.hpp). False when the address no longer leads to the row
+// (vacuumed, reused, the table rewritten); the index lookup then finds it.
 bool fetch_from_known(Relation rel, Snapshot snapshot, const RowChange* change, HeapTuple tuple,
                       Buffer* buffer) {
-    if (!ItemPointerIsValid(&change->known)) return false;
-    ItemPointerData tid = change->known;
-    TableScanDesc scan = table_beginscan_tid(rel, snapshot);
-    const bool valid = table_tuple_tid_valid(scan, &tid);
-    if (valid) table_tuple_get_latest_tid(scan, &tid);
-    table_endscan(scan);
-    if (!valid) return false;
-    // heap_fetch does not prune, as an index lookup would: without it the
-    // row's page filled with its versions and every hundredth update moved
-    // the row to a new page, the table growing until VACUUM.
-    prune_page(rel, ItemPointerGetBlockNumber(&tid));
-    tuple->t_self = tid;
-    if (!heap_fetch(rel, snapshot, tuple, buffer, false)) return false;
+    if (!fetch_from_address(rel, snapshot, change->known, tuple, buffer)) return false;
     TupleDesc desc = RelationGetDescr(rel);
     bool null_queue = false, null_slot = false;
     const Datum queue = heap_getattr(tuple, attnum_of(desc, "queue"), desc, &null_queue);

@@ -10,6 +10,8 @@ extern "C" {
 #include "nodes/primnodes.h"
 #include "parser/parse_relation.h"
 #include "utils/acl.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -34,6 +36,21 @@ struct Append {
     int64 offset;
     bool retry;  // the head row changed under us (READ COMMITTED): look again
 };
+
+// The head row this transaction moved last, where its next append to the
+// key looks first: 100 appends to a key in one transaction made 100 versions
+// of its head row, and each index lookup walked all of the earlier ones (and
+// those of other transactions that no one may prune yet). Not across
+// transactions: other appenders may have moved the row hundreds of versions
+// on since, a chain an index lookup walks faster. Plain data.
+struct KnownHead {
+    TransactionId xid = InvalidTransactionId;
+    int32 stream = 0;
+    int key_len = -1;
+    char key[256];
+    ItemPointerData address;
+};
+KnownHead g_known;
 
 // The two tables, with their primary keys once they passed the checks.
 struct Tables {
@@ -72,6 +89,50 @@ void close_tables(Tables* t) {
     if (t->keys_pk) index_close(t->keys_pk, NoLock);
     table_close(t->messages, NoLock);
     table_close(t->keys, NoLock);
+}
+
+bool is_known(const Append* a) {
+    return TransactionIdIsValid(g_known.xid) && g_known.xid == GetTopTransactionIdIfAny() &&
+           g_known.stream == a->stream &&
+           g_known.key_len == static_cast<int>(VARSIZE_ANY_EXHDR(a->key)) &&
+           memcmp(g_known.key, VARDATA_ANY(a->key), g_known.key_len) == 0;
+}
+
+void remember(const Append* a, ItemPointerData address) {
+    g_known.key_len = -1;
+    const int len = static_cast<int>(VARSIZE_ANY_EXHDR(a->key));
+    if (len >= static_cast<int>(sizeof(g_known.key))) return;
+    memcpy(g_known.key, VARDATA_ANY(a->key), len);
+    g_known.key_len = len;
+    g_known.xid = GetTopTransactionId();
+    g_known.stream = a->stream;
+    g_known.address = address;
+}
+
+// The key's head row as `snapshot` sees it, from the address this backend
+// moved it to last when it can, else through the primary key. A copy with
+// its t_self; NULL without one.
+HeapTuple find_head(const Append* a, const Tables& t, Snapshot snapshot) {
+    if (is_known(a)) {
+        HeapTupleData tuple;
+        Buffer buffer;
+        if (fetch_from_address(t.keys, snapshot, g_known.address, &tuple, &buffer)) {
+            TupleDesc desc = RelationGetDescr(t.keys);
+            bool null_stream = true, null_key = true;
+            const Datum stream =
+                heap_getattr(&tuple, attnameAttNum(t.keys, "stream_id", false), desc, &null_stream);
+            const Datum key =
+                heap_getattr(&tuple, attnameAttNum(t.keys, "key", false), desc, &null_key);
+            // The column's collation is deterministic: equal means equal bytes.
+            const bool same =
+                !null_stream && !null_key && DatumGetInt32(stream) == a->stream &&
+                DatumGetBool(DirectFunctionCall2(byteaeq, key, PointerGetDatum(a->key)));
+            HeapTuple head = same ? heap_copytuple(&tuple) : nullptr;
+            ReleaseBuffer(buffer);
+            if (head != nullptr) return head;
+        }
+    }
+    return row_by_key(t.keys, t.keys_pk, snapshot, a->stream, {a->key});
 }
 
 // The message's columns as the INSERT would write them, its offset still to
@@ -125,6 +186,7 @@ bool move_head(Append* a, const Tables& t, HeapTuple head) {
                                          InvalidSnapshot, true, &failure, &mode);
     if (result == TM_Ok) {
         if (!HeapTupleIsHeapOnly(moved)) insert_unchanged_key(t.keys, t.keys_pk, moved);
+        remember(a, moved->t_self);
         return true;
     }
     if (result != TM_Updated && result != TM_Deleted)
@@ -146,7 +208,7 @@ void try_append(Append* a) {
     if (open_plain_tables(&t)) {
         CheckCmdReplicaIdentity(t.keys, CMD_UPDATE);
         Snapshot snapshot = RegisterSnapshot(GetTransactionSnapshot());
-        HeapTuple head = row_by_key(t.keys, t.keys_pk, snapshot, a->stream, {a->key});
+        HeapTuple head = find_head(a, t, snapshot);
         UnregisterSnapshot(snapshot);
         MessageColumns m;
         if (head != nullptr && message_columns(a, t.messages, &m) && move_head(a, t, head)) {

@@ -3,6 +3,7 @@
 extern "C" {
 #include "access/genam.h"
 #include "access/heapam.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
@@ -42,6 +43,22 @@ void prune_page(Relation rel, BlockNumber block) {
     const Buffer buffer = ReadBuffer(rel, block);
     heap_page_prune_opt(rel, buffer);
     ReleaseBuffer(buffer);
+}
+
+bool fetch_from_address(Relation rel, Snapshot snapshot, ItemPointerData address, HeapTuple tuple,
+                        Buffer* buffer) {
+    if (!ItemPointerIsValid(&address)) return false;
+    TableScanDesc scan = table_beginscan_tid(rel, snapshot);
+    const bool valid = table_tuple_tid_valid(scan, &address);
+    if (valid) table_tuple_get_latest_tid(scan, &address);
+    table_endscan(scan);
+    if (!valid) return false;
+    // heap_fetch does not prune, as an index lookup would: without it the
+    // row's page fills with its versions and every hundredth update moves
+    // the row to a new page.
+    prune_page(rel, ItemPointerGetBlockNumber(&address));
+    tuple->t_self = address;
+    return heap_fetch(rel, snapshot, tuple, buffer, false);
 }
 
 namespace {

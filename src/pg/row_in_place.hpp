@@ -24,6 +24,17 @@ bool plain_keyed_table(Relation rel, Relation* primary_key);
 // so no tuple of the page may be in use.
 void prune_page(Relation rel, BlockNumber block);
 
+// The version of a row visible to `snapshot`, found from an address the row
+// had by following its update chain: a few steps, where an index lookup
+// walks every version of the row that no one may prune yet (under a held
+// xmin horizon, or within a transaction that updates the row again and
+// again, thousands). Its page is pruned first, as an index lookup would.
+// False when the address no longer leads to a visible version; else the
+// caller checks that it is still the same row (the address may have been
+// reused) and releases *buffer.
+bool fetch_from_address(Relation rel, Snapshot snapshot, ItemPointerData address, HeapTuple tuple,
+                        Buffer* buffer);
+
 // After a non-HOT update of a row locked by its updater: the new version's
 // entry in the primary key, whose key did not change. No uniqueness to check
 // (that would visit every version of the row no one may prune yet), and the
