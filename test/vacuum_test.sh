@@ -30,6 +30,8 @@ cleanup() {
     done
     q "SELECT pg_reload_conf()" >/dev/null || true
     q "SELECT fetchq.queue_drop('$queue')" >/dev/null 2>&1 || true
+    q "ALTER TABLE fetchq.stream_keys RESET (autovacuum_enabled)" >/dev/null 2>&1 || true
+    q "SELECT fetchq.stream_drop('vacuum_s')" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
@@ -156,6 +158,17 @@ wait "$holder" 2>/dev/null || true
 wait_for "vacuumed again once the horizon moved" 20 \
     "SELECT vacuum_count > $count AND n_dead_tup < 100 FROM pg_stat_user_tables WHERE relid = '$docs'::regclass" t
 set_guc fetchq.log_level debug1
+
+# The streams' tables too: every append updates its key's head row.
+q "SELECT fetchq.stream_drop('vacuum_s')" >/dev/null 2>&1 || true
+q "SELECT was_created FROM fetchq.stream_create('vacuum_s')" >/dev/null
+q "ALTER TABLE fetchq.stream_keys SET (autovacuum_enabled = false)"
+keys_count=$(q "SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = 'fetchq.stream_keys'::regclass")
+q "SELECT count(fetchq.stream_append('vacuum_s', 'k' || g % 3, '{}')) FROM generate_series(1, 600) g" >/dev/null
+wait_for "the streams' head rows are vacuumed by the scheduler" 30 \
+    "SELECT vacuum_count > $keys_count FROM pg_stat_user_tables WHERE relid = 'fetchq.stream_keys'::regclass" t
+check "... and not by autovacuum" \
+    "SELECT autovacuum_count FROM pg_stat_user_tables WHERE relid = 'fetchq.stream_keys'::regclass" 0
 
 check "no vacuum errors" \
     "SELECT errors FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'vacuum'" "$errors0"

@@ -99,6 +99,12 @@ void list_tables(std::vector<Table>* tables) {
                 "UNION ALL SELECT 'fetchq.custom_counters'::regclass::oid, "
                 "'fetchq.custom_counters', '' "
                 "UNION ALL SELECT 'fetchq.jobs'::regclass::oid, 'fetchq.jobs', '' "
+                // Streams: a head row updated per append, an offset per
+                // commit, the messages that retention deletes.
+                "UNION ALL SELECT c.oid, 'fetchq.' || quote_ident(c.relname), '' "
+                "FROM pg_class c WHERE c.relnamespace = 'fetchq'::regnamespace "
+                "AND c.relkind = 'r' AND c.relname IN ('stream_keys', 'stream_offsets', "
+                "'stream_messages', 'stream_leases') "
                 "ORDER BY 2");
         },
         {});
