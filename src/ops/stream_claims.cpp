@@ -20,22 +20,32 @@ constexpr const char* kLiveLease =
     " AND l.session = ANY ($4::pg_catalog.int8[])";
 
 // Keys with unread messages and no live lease, oldest unread first; all of
-// them, since any number may be held by claims under way.
+// them, since any number may be held by claims under way. A key whose last
+// offset the group committed is left out before its lease and messages are
+// looked at.
 std::vector<std::string> candidates(const Datum* values) {
     SPIPlanPtr plan = cached_plan(
         "", "stream_claim_candidates",
         [] {
-            return "SELECT k.key FROM fetchq.stream_keys AS k"
+            // The keys whose last offset the group did not commit first
+            // (materialized: the planner would otherwise look up a lease
+            // for every key of the stream), then their leases and first
+            // unread message.
+            return "WITH unread AS MATERIALIZED (SELECT k.stream_id, k.key,"
+                   " COALESCE(o.committed, 0) AS committed FROM fetchq.stream_keys AS k"
                    " LEFT JOIN fetchq.stream_offsets AS o ON o.stream_id = k.stream_id"
                    "  AND o.group_name = $2 AND o.key = k.key"
+                   " WHERE k.stream_id = $1"
+                   "  AND k.last_offset OPERATOR(pg_catalog.>) COALESCE(o.committed, 0))"
+                   " SELECT u.key FROM unread AS u"
                    " CROSS JOIN LATERAL (SELECT m.appended_at FROM fetchq.stream_messages AS m"
-                   "  WHERE m.stream_id = k.stream_id AND m.key = k.key"
-                   "  AND m.\"offset\" > COALESCE(o.committed, 0) ORDER BY m.\"offset\" LIMIT 1) "
-                   "AS f"
-                   " WHERE k.stream_id = $1 AND NOT EXISTS (SELECT 1 FROM fetchq.stream_leases AS l"
-                   "  WHERE l.stream_id = k.stream_id AND l.group_name = $2 AND l.key = k.key "
+                   "  WHERE m.stream_id = u.stream_id AND m.key = u.key"
+                   "  AND m.\"offset\" OPERATOR(pg_catalog.>) u.committed"
+                   "  ORDER BY m.\"offset\" LIMIT 1) AS f"
+                   " WHERE NOT EXISTS (SELECT 1 FROM fetchq.stream_leases AS l"
+                   "  WHERE l.stream_id = u.stream_id AND l.group_name = $2 AND l.key = u.key "
                    "AND " +
-                   std::string(kLiveLease) + ") ORDER BY f.appended_at, k.key";
+                   std::string(kLiveLease) + ") ORDER BY f.appended_at, u.key";
         },
         {INT4OID, TEXTOID, INT8OID, INT8ARRAYOID});
     const uint64_t n = spi_execute(plan, values, nullptr, false);
