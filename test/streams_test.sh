@@ -330,6 +330,18 @@ q "ALTER TABLE fetchq.stream_messages DROP COLUMN st_tag"
 check "without them, an append to a key with messages numbers in place" \
     "$(q "SELECT fetchq.stream_append('st_log', 'priv', '{\"last\": true}')")" \
     "$(q "SELECT max(\"offset\") FROM fetchq.stream_messages WHERE key = 'priv' AND payload = '{\"last\": true}'")"
+q "ALTER TABLE fetchq.stream_messages ALTER COLUMN payload TYPE text"
+check "a column of another type: the append goes through SQL, which converts" \
+    "$(q "SELECT fetchq.stream_append('st_log', 'priv', '{\"typed\": 1}'); SELECT payload::jsonb ->> 'typed' FROM fetchq.stream_messages WHERE key = 'priv' ORDER BY \"offset\" DESC LIMIT 1" | tail -1)" 1
+check "... and a read refuses it" \
+    "$(err "SELECT * FROM fetchq.stream_read('st_log', 'gtype', 'priv', 1)")" \
+    '42804 column "payload" of table fetchq.stream_messages is missing or not of type jsonb'
+q "ALTER TABLE fetchq.stream_messages ALTER COLUMN payload TYPE jsonb USING payload::jsonb"
+q "ALTER TABLE fetchq.stream_offsets ALTER COLUMN committed_at TYPE text"
+check "... as does a commit, for a column of its own" \
+    "$(q "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 8); SELECT (committed_at::timestamptz <= now())::text FROM fetchq.stream_offsets WHERE key = 'priv' AND group_name = 'gp'" | tail -1)" true
+q "ALTER TABLE fetchq.stream_offsets ALTER COLUMN committed_at TYPE timestamptz USING committed_at::timestamptz,
+   ALTER COLUMN committed_at SET DEFAULT pg_catalog.now()"
 after_savepoint=$(q "BEGIN; SELECT fetchq.stream_append('st_log', 'priv', '{}');
     SAVEPOINT s; SELECT fetchq.stream_append('st_log', 'priv', '{}'); ROLLBACK TO s;
     SELECT fetchq.stream_append('st_log', 'priv', '{}'); COMMIT" | paste -sd' ')

@@ -13,6 +13,7 @@ extern "C" {
 #include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 }
@@ -69,12 +70,20 @@ bool plain_defaults(Relation messages) {
     return IsA(expr, FuncExpr) && castNode(FuncExpr, expr)->funcid == F_NOW;
 }
 
-// What the statement would need: INSERT ... ON CONFLICT DO UPDATE ...
-// RETURNING on the keys, INSERT ... RETURNING on the messages.
+// The columns as the extension creates them (else the statement converts
+// or refuses), and what the statement would need: INSERT ... ON CONFLICT DO
+// UPDATE ... RETURNING on the keys, INSERT ... RETURNING on the messages.
 bool open_plain_tables(Tables* t) {
     t->keys = open_stream_table("stream_keys", RowExclusiveLock);
     t->messages = open_stream_table("stream_messages", RowExclusiveLock);
-    if (!has_table_privileges(t->keys, ACL_SELECT | ACL_INSERT | ACL_UPDATE) ||
+    if (!has_typed_columns(t->keys,
+                           {{"stream_id", INT4OID}, {"key", TEXTOID}, {"last_offset", INT8OID}}) ||
+        !has_typed_columns(t->messages, {{"stream_id", INT4OID},
+                                         {"key", TEXTOID},
+                                         {"offset", INT8OID},
+                                         {"payload", JSONBOID},
+                                         {"appended_at", TIMESTAMPTZOID}}) ||
+        !has_table_privileges(t->keys, ACL_SELECT | ACL_INSERT | ACL_UPDATE) ||
         !has_table_privileges(t->messages, ACL_SELECT | ACL_INSERT) ||
         !plain_defaults(t->messages) || !plain_keyed_table(t->keys, &t->keys_pk))
         return false;
@@ -232,6 +241,12 @@ std::optional<int64_t> append_in_place(int32_t stream, const std::string& key, D
     a.payload = payload;
     a.payload_null = payload_null;
     pg_call([&] {
+        // What an append allocates (the message's row with its payload
+        // among it) goes with it: a stream_set of many appends would keep
+        // all of it until the call ends. Only plain data leaves.
+        MemoryContext work = AllocSetContextCreate(CurrentMemoryContext, "fetchq stream append",
+                                                   ALLOCSET_DEFAULT_SIZES);
+        MemoryContext caller = MemoryContextSwitchTo(work);
         a.key = cstring_to_text_with_len(key.data(), static_cast<int>(key.size()));
         // This transaction's earlier appends are to be seen.
         CommandCounterIncrement();
@@ -239,6 +254,8 @@ std::optional<int64_t> append_in_place(int32_t stream, const std::string& key, D
             CHECK_FOR_INTERRUPTS();
             try_append(&a);
         } while (a.retry);
+        MemoryContextSwitchTo(caller);
+        MemoryContextDelete(work);
     });
     if (a.use_sql) return std::nullopt;
     return a.offset;

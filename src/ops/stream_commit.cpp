@@ -91,6 +91,8 @@ void try_commit(Commit* c) {
     if (c->offset > c->last) {
         c->outcome = Outcome::kBeyond;
     } else if (!in_place_allowed() ||
+               !has_typed_columns(rel,
+                                  {{"committed", INT8OID}, {"committed_at", TIMESTAMPTZOID}}) ||
                !has_table_privileges(rel, ACL_SELECT | ACL_INSERT | ACL_UPDATE) ||
                !plain_keyed_table(rel, &index)) {
         // (The privileges the INSERT ... ON CONFLICT DO UPDATE would need.)

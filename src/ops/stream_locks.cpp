@@ -61,7 +61,7 @@ LockAcquireResult acquire_stream(int32_t stream_id, LOCKMODE mode) {
 
 }  // namespace
 
-bool lock_stream_for_append(int32_t stream_id) {
+bool lock_stream_shared(int32_t stream_id) {
     return acquire_stream(stream_id, ShareLock) != LOCKACQUIRE_ALREADY_HELD;
 }
 

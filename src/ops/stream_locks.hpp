@@ -20,10 +20,13 @@ bool try_lock_key_for_claim(int32_t stream_id, const std::string& group, const s
 // The same lock, waited for: a release holds the key as a claim does.
 void lock_key_for_release(int32_t stream_id, const std::string& group, const std::string& key);
 
-// 72: a stream, shared by its appends, alone by stream_drop, which so waits
-// for the appends under way; an append that waited for a drop finds the
-// stream gone. True when this transaction did not hold it in that mode yet.
-bool lock_stream_for_append(int32_t stream_id);
+// 72: a stream, shared by its appends, group registrations and settings
+// changes, alone by stream_drop, which so waits for them; an append that
+// waited for a drop finds the stream gone. Each takes it before any row of
+// fetchq.streams (a group's foreign key locks its stream's row), so that a
+// drop and a transaction doing several of them cannot deadlock. True when
+// this transaction did not hold it in that mode yet.
+bool lock_stream_shared(int32_t stream_id);
 void lock_stream_for_drop(int32_t stream_id);
 
 }  // namespace fetchq::ops

@@ -57,9 +57,9 @@ void read_after(Read* r, Snapshot snapshot, int64 committed) {
     static const char* const kColumns[] = {"stream_id", "key", "offset", "payload", "appended_at"};
     Relation rel = open_stream_table("stream_messages", AccessShareLock);
     require_stream_select(rel, kColumns, 5);
-    const AttrNumber offset_att = attnameAttNum(rel, "offset", false);
-    const AttrNumber payload_att = attnameAttNum(rel, "payload", false);
-    const AttrNumber at_att = attnameAttNum(rel, "appended_at", false);
+    const AttrNumber offset_att = require_typed_column(rel, "offset", INT8OID);
+    const AttrNumber payload_att = require_typed_column(rel, "payload", JSONBOID);
+    const AttrNumber at_att = require_typed_column(rel, "appended_at", TIMESTAMPTZOID);
     Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
     ScanKeyData keys[3];
     init_stream_keys(keys, index, r->stream, {r->key});

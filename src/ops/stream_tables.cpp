@@ -6,7 +6,9 @@ extern "C" {
 #include "catalog/namespace.h"
 #include "executor/tuptable.h"
 #include "parser/parse_relation.h"
+#include "catalog/pg_type.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -34,6 +36,34 @@ void require_stream_select(Relation rel, const char* const* columns, int n) {
                         errmsg("row security on table \"%s\" is not supported",
                                RelationGetRelationName(rel)),
                         errhint("Disable row security on the tables of fetchq's streams.")));
+}
+
+namespace {
+
+AttrNumber typed_column(Relation rel, const char* name, Oid type) {
+    const AttrNumber n = attnameAttNum(rel, name, false);
+    if (n <= 0 || TupleDescAttr(RelationGetDescr(rel), n - 1)->atttypid != type)
+        return InvalidAttrNumber;
+    return n;
+}
+
+}  // namespace
+
+bool has_typed_columns(Relation rel, std::initializer_list<TypedColumn> columns) {
+    for (const TypedColumn& c : columns)
+        if (typed_column(rel, c.name, c.type) == InvalidAttrNumber) return false;
+    return true;
+}
+
+AttrNumber require_typed_column(Relation rel, const char* name, Oid type) {
+    const AttrNumber n = typed_column(rel, name, type);
+    if (n == InvalidAttrNumber)
+        ereport(ERROR,
+                (errcode(ERRCODE_DATATYPE_MISMATCH),
+                 errmsg("column \"%s\" of table fetchq.%s is missing or not of type %s", name,
+                        RelationGetRelationName(rel), format_type_be(type)),
+                 errhint("Keep the columns of the tables of streams as the extension made them.")));
+    return n;
 }
 
 int init_stream_keys(ScanKeyData* keys, Relation index, int32 stream,
@@ -83,6 +113,7 @@ int64 bigint_by_key(const char* table, const char* const* columns, int n, Snapsh
                     int32 stream, std::initializer_list<text*> texts, const char* column) {
     Relation rel = open_stream_table(table, AccessShareLock);
     require_stream_select(rel, columns, n);
+    const AttrNumber value_att = require_typed_column(rel, column, INT8OID);
     Relation index = index_open(RelationGetPrimaryKeyIndex(rel), AccessShareLock);
     ScanKeyData keys[INDEX_MAX_KEYS];
     const int nkeys = init_stream_keys(keys, index, stream, texts);
@@ -91,7 +122,7 @@ int64 bigint_by_key(const char* table, const char* const* columns, int n, Snapsh
     int64 value = 0;
     if (index_getnext_slot(scan, ForwardScanDirection, slot)) {
         bool isnull = true;
-        const Datum d = slot_getattr(slot, attnameAttNum(rel, column, false), &isnull);
+        const Datum d = slot_getattr(slot, value_att, &isnull);
         if (!isnull) value = DatumGetInt64(d);
     }
     ExecDropSingleTupleTableSlot(slot);

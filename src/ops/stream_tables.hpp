@@ -24,6 +24,19 @@ Relation open_stream_table(const char* name, LOCKMODE lock);
 // it is refused.
 void require_stream_select(Relation rel, const char* const* columns, int n);
 
+// A column as the extension creates it.
+struct TypedColumn {
+    const char* name;
+    Oid type;
+};
+
+// True when each of `columns` is a column of `rel` (not dropped) of its type:
+// a table altered otherwise takes the SQL path.
+bool has_typed_columns(Relation rel, std::initializer_list<TypedColumn> columns);
+
+// The column's number; raises 42804 when it is missing or of another type.
+AttrNumber require_typed_column(Relation rel, const char* name, Oid type);
+
 // The equality keys of a primary key that starts (stream_id, text, ...):
 // keys[0] the stream, then one per text in index column order. Returns how
 // many were set.

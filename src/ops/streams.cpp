@@ -82,7 +82,7 @@ int32_t stream_for_append(const std::string& name) {
     for (;;) {
         const uint64_t seen = catalog_generation();
         const int32_t id = stream_id(name);
-        if (!lock_stream_for_append(id)) return id;
+        if (!lock_stream_shared(id)) return id;
         // A drop that held the lock committed (or rolled back) before it was
         // released, and its invalidation came first: an unchanged generation
         // means the stream is still there, else it is read again.
@@ -108,21 +108,29 @@ CreatedStream create_stream(const std::string& name) {
 
 namespace {
 
-// Locks the stream's row; raises 42704 when it does not exist, 42501 unless
-// the caller has the privileges of its creator.
-void require_stream_owner(const std::string& name) {
-    SPIPlanPtr find = cached_plan(
-        "", "stream_owner",
-        [] {
-            return std::string(
-                "SELECT owner::pg_catalog.oid FROM fetchq.streams WHERE name = $1 FOR UPDATE");
-        },
-        {TEXTOID});
+// The stream's id, its row locked when `lock_row`; raises 42704 when it does
+// not exist, 42501 unless the caller has the privileges of its creator.
+int32_t require_stream_owner(const std::string& name, bool lock_row = true) {
+    SPIPlanPtr find = lock_row ? cached_plan("", "stream_owner_locked",
+                                             [] {
+                                                 return std::string(
+                                                     "SELECT id, owner::pg_catalog.oid FROM "
+                                                     "fetchq.streams WHERE name = $1 FOR UPDATE");
+                                             },
+                                             {TEXTOID})
+                               : cached_plan("", "stream_owner",
+                                             [] {
+                                                 return std::string(
+                                                     "SELECT id, owner::pg_catalog.oid FROM "
+                                                     "fetchq.streams WHERE name = $1");
+                                             },
+                                             {TEXTOID});
     Datum arg = to_text(name);
-    if (spi_execute(find, &arg, nullptr, false) == 0) throw_stream_missing(name);
+    if (spi_execute(find, &arg, nullptr, !lock_row) == 0) throw_stream_missing(name);
+    const int32_t id = static_cast<int32_t>(spi_int(0, 1));
     bool isnull = false;
-    const Oid owner = DatumGetObjectId(spi_value(0, 1, &isnull));
-    if (pg_call([&] { return has_privs_of_role(GetUserId(), owner); })) return;
+    const Oid owner = DatumGetObjectId(spi_value(0, 2, &isnull));
+    if (pg_call([&] { return has_privs_of_role(GetUserId(), owner); })) return id;
     const char* role = pg_call([&] { return GetUserNameFromId(owner, true); });
     throw core::Error(
         core::sqlstate::kInsufficientPrivilege, "must be owner of stream \"" + name + "\"",
@@ -133,6 +141,7 @@ void require_stream_owner(const std::string& name) {
 }  // namespace
 
 void set_stream_max_age(const std::string& name, const Interval* max_age) {
+    lock_stream_shared(require_stream_owner(name, false));
     require_stream_owner(name);
     SPIPlanPtr plan = cached_plan(
         "", "stream_set_max_age",
@@ -144,19 +153,25 @@ void set_stream_max_age(const std::string& name, const Interval* max_age) {
 }
 
 void drop_stream(const std::string& name) {
-    require_stream_owner(name);
+    // The stream's lock before its row: an append under way holds the lock
+    // and may still want the row (a new group's foreign key), so taking the
+    // row first could deadlock with it. Waits for the appends under way; the
+    // rows are then deleted as they are now, those appends' included
+    // (REPEATABLE READ fails with 40001 when it cannot see some of them, as a
+    // cascading foreign key would). Its groups go with the stream's row (ON
+    // DELETE CASCADE).
+    int32_t stream = require_stream_owner(name, false);
+    for (;;) {
+        lock_stream_for_drop(stream);
+        const int32_t locked = stream;
+        stream = require_stream_owner(name);
+        if (stream == locked) break;  // else dropped and created again meanwhile
+    }
     Datum arg = to_text(name);
     SPIPlanPtr drop = cached_plan(
-        "", "stream_drop",
-        [] { return std::string("DELETE FROM fetchq.streams WHERE name = $1 RETURNING id"); },
+        "", "stream_drop", [] { return std::string("DELETE FROM fetchq.streams WHERE name = $1"); },
         {TEXTOID});
     spi_execute(drop, &arg, nullptr, false);
-    const int32_t stream = static_cast<int32_t>(spi_int(0, 1));
-    // Waits for the appends under way; the rows are then deleted as they are
-    // now, those appends' included (REPEATABLE READ fails with 40001 when it
-    // cannot see some of them, as a cascading foreign key would). Its groups
-    // go with the stream's row (ON DELETE CASCADE).
-    lock_stream_for_drop(stream);
     Datum id = Int32GetDatum(stream);
     for (const char* table :
          {"stream_keys", "stream_messages", "stream_offsets", "stream_leases"}) {
@@ -172,6 +187,8 @@ void drop_stream(const std::string& name) {
 }
 
 bool register_group(int32_t stream, const std::string& group) {
+    // Before the foreign key locks the stream's row (ops/stream_locks.hpp).
+    lock_stream_shared(stream);
     SPIPlanPtr plan = cached_plan(
         "", "stream_group_register",
         [] {
