@@ -219,6 +219,11 @@ void try_append(Append* a) {
         Snapshot snapshot = RegisterSnapshot(GetTransactionSnapshot());
         HeapTuple head = find_head(a, t, snapshot);
         UnregisterSnapshot(snapshot);
+        // The page is pruned before each update, as the counter rows' are:
+        // with 16 clients on 1,000 keys, the pruning of the index lookup
+        // alone (which gives up while another backend pins the page) let
+        // the keys' 8 pages grow to 1,017 in 30 seconds.
+        if (head != nullptr) prune_page(t.keys, ItemPointerGetBlockNumber(&head->t_self));
         MessageColumns m;
         if (head != nullptr && message_columns(a, t.messages, &m) && move_head(a, t, head)) {
             m.values[m.offset] = Int64GetDatum(a->offset);

@@ -106,10 +106,13 @@ void try_commit(Commit* c) {
             bool isnull = true;
             c->committed = DatumGetInt64(heap_getattr(row, attnameAttNum(rel, "committed", false),
                                                       RelationGetDescr(rel), &isnull));
-            if (c->committed >= c->offset)
+            if (c->committed >= c->offset) {
                 c->outcome = Outcome::kKept;
-            else
+            } else {
+                // As for a head row (ops/stream_append.cpp).
+                prune_page(rel, ItemPointerGetBlockNumber(&row->t_self));
                 update_row(c, rel, index, row);
+            }
         }
         index_close(index, NoLock);
     }
