@@ -139,19 +139,11 @@ Outcome try_update(Relation rel, Relation index, RowChange* change) {
     }
     Outcome outcome = Outcome::kMissing;
     if (updated) {
-        TM_FailureData failure;
-        LockTupleMode mode;
-        const TM_Result result = heap_update(rel, &old_tid, updated, GetCurrentCommandId(true),
-                                             InvalidSnapshot, true, &failure, &mode);
-        if (result == TM_Ok) {
-            if (!HeapTupleIsHeapOnly(updated)) insert_unchanged_key(rel, index, updated);
+        if (update_in_place(rel, index, old_tid, updated)) {
             change->written = updated->t_self;
             outcome = Outcome::kUpdated;
-        } else if (result == TM_Updated || result == TM_Deleted) {
-            outcome = Outcome::kRetry;
         } else {
-            elog(ERROR, "unexpected result %d updating a row of fetchq.counters",
-                 static_cast<int>(result));
+            outcome = Outcome::kRetry;
         }
     }
     UnregisterSnapshot(snapshot);

@@ -59,6 +59,10 @@ struct Tables {
     Relation messages = nullptr, messages_pk = nullptr;
 };
 
+// The stored form of a default found to be now(), compared as text at the
+// next appends instead of parsed again. Plain data.
+char g_now_default[512];
+
 // Only appended_at has a default, and it is now(): the insert below fills in
 // what the INSERT leaves out as the INSERT would.
 bool plain_defaults(Relation messages) {
@@ -66,8 +70,12 @@ bool plain_defaults(Relation messages) {
     if (constr == nullptr || constr->num_defval != 1 ||
         constr->defval[0].adnum != attnameAttNum(messages, "appended_at", false))
         return false;
-    Node* expr = static_cast<Node*>(stringToNode(constr->defval[0].adbin));
-    return IsA(expr, FuncExpr) && castNode(FuncExpr, expr)->funcid == F_NOW;
+    const char* stored = constr->defval[0].adbin;
+    if (strcmp(stored, g_now_default) == 0) return true;
+    Node* expr = static_cast<Node*>(stringToNode(stored));
+    const bool now = IsA(expr, FuncExpr) && castNode(FuncExpr, expr)->funcid == F_NOW;
+    if (now && strlen(stored) < sizeof(g_now_default)) strcpy(g_now_default, stored);
+    return now;
 }
 
 // The columns as the extension creates them (else the statement converts
@@ -179,31 +187,16 @@ bool message_columns(const Append* a, Relation messages, MessageColumns* m) {
 
 // The head row with the next offset; sets a->offset, or a->retry.
 bool move_head(Append* a, const Tables& t, HeapTuple head) {
-    const int column = attnameAttNum(t.keys, "last_offset", false);
     bool isnull = true;
-    a->offset = DatumGetInt64(heap_getattr(head, column, RelationGetDescr(t.keys), &isnull)) + 1;
-    TupleDesc desc = RelationGetDescr(t.keys);
-    Datum* values = static_cast<Datum*>(palloc0(sizeof(Datum) * desc->natts));
-    bool* nulls = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
-    bool* replace = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
-    values[column - 1] = Int64GetDatum(a->offset);
-    replace[column - 1] = true;
-    HeapTuple moved = heap_modify_tuple(head, desc, values, nulls, replace);
-    TM_FailureData failure;
-    LockTupleMode mode;
-    const TM_Result result = heap_update(t.keys, &head->t_self, moved, GetCurrentCommandId(true),
-                                         InvalidSnapshot, true, &failure, &mode);
-    if (result == TM_Ok) {
-        if (!HeapTupleIsHeapOnly(moved)) insert_unchanged_key(t.keys, t.keys_pk, moved);
+    a->offset = DatumGetInt64(heap_getattr(head, attnameAttNum(t.keys, "last_offset", false),
+                                           RelationGetDescr(t.keys), &isnull)) +
+                1;
+    HeapTuple moved = with_columns(t.keys, head, {"last_offset"}, {Int64GetDatum(a->offset)});
+    if (update_in_place(t.keys, t.keys_pk, head->t_self, moved)) {
         remember(a, moved->t_self);
         return true;
     }
-    if (result != TM_Updated && result != TM_Deleted)
-        elog(ERROR, "unexpected result %d updating a row of fetchq.stream_keys",
-             static_cast<int>(result));
-    if (IsolationUsesXactSnapshot())
-        ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-                        errmsg("could not serialize access due to concurrent update")));
+    fail_on_transaction_snapshot();
     a->retry = true;
     return false;
 }
@@ -219,11 +212,6 @@ void try_append(Append* a) {
         Snapshot snapshot = RegisterSnapshot(GetTransactionSnapshot());
         HeapTuple head = find_head(a, t, snapshot);
         UnregisterSnapshot(snapshot);
-        // The page is pruned before each update, as the counter rows' are:
-        // with 16 clients on 1,000 keys, the pruning of the index lookup
-        // alone (which gives up while another backend pins the page) let
-        // the keys' 8 pages grow to 1,017 in 30 seconds.
-        if (head != nullptr) prune_page(t.keys, ItemPointerGetBlockNumber(&head->t_self));
         MessageColumns m;
         if (head != nullptr && message_columns(a, t.messages, &m) && move_head(a, t, head)) {
             m.values[m.offset] = Int64GetDatum(a->offset);

@@ -45,39 +45,17 @@ int64 last_offset(const Commit* c, Snapshot snapshot) {
     return bigint_by_key("stream_keys", kColumns, 3, snapshot, c->stream, {c->key}, "last_offset");
 }
 
-// The row with committed = offset and committed_at = now().
-HeapTuple moved_row(Relation rel, HeapTuple old, int64 offset) {
-    TupleDesc desc = RelationGetDescr(rel);
-    Datum* values = static_cast<Datum*>(palloc0(sizeof(Datum) * desc->natts));
-    bool* nulls = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
-    bool* replace = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
-    const int committed = attnameAttNum(rel, "committed", false) - 1;
-    const int at = attnameAttNum(rel, "committed_at", false) - 1;
-    values[committed] = Int64GetDatum(offset);
-    values[at] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
-    replace[committed] = replace[at] = true;
-    return heap_modify_tuple(old, desc, values, nulls, replace);
-}
-
 void update_row(Commit* c, Relation rel, Relation index, HeapTuple row) {
-    HeapTuple moved = moved_row(rel, row, c->offset);
-    TM_FailureData failure;
-    LockTupleMode mode;
-    const TM_Result result = heap_update(rel, &row->t_self, moved, GetCurrentCommandId(true),
-                                         InvalidSnapshot, true, &failure, &mode);
-    if (result == TM_Ok) {
-        if (!HeapTupleIsHeapOnly(moved)) insert_unchanged_key(rel, index, moved);
+    HeapTuple moved = with_columns(
+        rel, row, {"committed", "committed_at"},
+        {Int64GetDatum(c->offset), TimestampTzGetDatum(GetCurrentTransactionStartTimestamp())});
+    if (update_in_place(rel, index, row->t_self, moved)) {
         c->outcome = Outcome::kMoved;
         c->committed = c->offset;
-    } else if (result == TM_Updated || result == TM_Deleted) {
-        if (IsolationUsesXactSnapshot())
-            ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-                            errmsg("could not serialize access due to concurrent update")));
-        c->retry = true;
-    } else {
-        elog(ERROR, "unexpected result %d updating a row of fetchq.stream_offsets",
-             static_cast<int>(result));
+        return;
     }
+    fail_on_transaction_snapshot();
+    c->retry = true;
 }
 
 // One attempt, on a snapshot taken now as a statement would (in REPEATABLE
@@ -106,13 +84,10 @@ void try_commit(Commit* c) {
             bool isnull = true;
             c->committed = DatumGetInt64(heap_getattr(row, attnameAttNum(rel, "committed", false),
                                                       RelationGetDescr(rel), &isnull));
-            if (c->committed >= c->offset) {
+            if (c->committed >= c->offset)
                 c->outcome = Outcome::kKept;
-            } else {
-                // As for a head row (ops/stream_append.cpp).
-                prune_page(rel, ItemPointerGetBlockNumber(&row->t_self));
+            else
                 update_row(c, rel, index, row);
-            }
         }
         index_close(index, NoLock);
     }

@@ -5,6 +5,7 @@ extern "C" {
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "parser/parse_relation.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/index.h"
@@ -39,11 +40,17 @@ bool plain_keyed_table(Relation rel, Relation* primary_key) {
     return false;
 }
 
+namespace {
+
+// Removes the versions no one can see any more from a page. Takes its own
+// pin: pruning moves tuples, so no tuple of the page may be in use.
 void prune_page(Relation rel, BlockNumber block) {
     const Buffer buffer = ReadBuffer(rel, block);
     heap_page_prune_opt(rel, buffer);
     ReleaseBuffer(buffer);
 }
+
+}  // namespace
 
 bool fetch_from_address(Relation rel, Snapshot snapshot, ItemPointerData address, HeapTuple tuple,
                         Buffer* buffer) {
@@ -53,12 +60,46 @@ bool fetch_from_address(Relation rel, Snapshot snapshot, ItemPointerData address
     if (valid) table_tuple_get_latest_tid(scan, &address);
     table_endscan(scan);
     if (!valid) return false;
-    // heap_fetch does not prune, as an index lookup would: without it the
-    // row's page fills with its versions and every hundredth update moves
-    // the row to a new page.
-    prune_page(rel, ItemPointerGetBlockNumber(&address));
     tuple->t_self = address;
     return heap_fetch(rel, snapshot, tuple, buffer, false);
+}
+
+bool update_in_place(Relation rel, Relation primary_key, ItemPointerData old,
+                     HeapTuple replacement) {
+    prune_page(rel, ItemPointerGetBlockNumber(&old));
+    TM_FailureData failure;
+    LockTupleMode mode;
+    const TM_Result result = heap_update(rel, &old, replacement, GetCurrentCommandId(true),
+                                         InvalidSnapshot, true, &failure, &mode);
+    if (result == TM_Ok) {
+        if (!HeapTupleIsHeapOnly(replacement)) insert_unchanged_key(rel, primary_key, replacement);
+        return true;
+    }
+    if (result != TM_Updated && result != TM_Deleted)
+        elog(ERROR, "unexpected result %d updating a row of \"%s\"", static_cast<int>(result),
+             RelationGetRelationName(rel));
+    return false;
+}
+
+void fail_on_transaction_snapshot() {
+    if (IsolationUsesXactSnapshot())
+        ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+                        errmsg("could not serialize access due to concurrent update")));
+}
+
+HeapTuple with_columns(Relation rel, HeapTuple old, std::initializer_list<const char*> names,
+                       std::initializer_list<Datum> values) {
+    TupleDesc desc = RelationGetDescr(rel);
+    Datum* all = static_cast<Datum*>(palloc0(sizeof(Datum) * desc->natts));
+    bool* nulls = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
+    bool* replace = static_cast<bool*>(palloc0(sizeof(bool) * desc->natts));
+    const Datum* value = values.begin();
+    for (const char* name : names) {
+        const int i = attnameAttNum(rel, name, false) - 1;
+        all[i] = *value++;
+        replace[i] = true;
+    }
+    return heap_modify_tuple(old, desc, all, nulls, replace);
 }
 
 namespace {

@@ -5,6 +5,8 @@
 // PostgreSQL calls: for use inside one pg_call.
 #pragma once
 
+#include <initializer_list>
+
 #include "pg/postgres.hpp"
 
 namespace fetchq::pg {
@@ -19,21 +21,34 @@ bool in_place_allowed();
 // writing the row, there is nothing of.
 bool plain_keyed_table(Relation rel, Relation* primary_key);
 
-// Removes the versions no one can see any more from a page, as an index
-// lookup would before reading it. Takes its own pin: pruning moves tuples,
-// so no tuple of the page may be in use.
-void prune_page(Relation rel, BlockNumber block);
-
 // The version of a row visible to `snapshot`, found from an address the row
 // had by following its update chain: a few steps, where an index lookup
 // walks every version of the row that no one may prune yet (under a held
 // xmin horizon, or within a transaction that updates the row again and
-// again, thousands). Its page is pruned first, as an index lookup would.
-// False when the address no longer leads to a visible version; else the
-// caller checks that it is still the same row (the address may have been
-// reused) and releases *buffer.
+// again, thousands). False when the address no longer leads to a visible
+// version; else the caller checks that it is still the same row (the
+// address may have been reused) and releases *buffer.
 bool fetch_from_address(Relation rel, Snapshot snapshot, ItemPointerData address, HeapTuple tuple,
                         Buffer* buffer);
+
+// Replaces the row version at `old` by `replacement`, as an UPDATE of
+// columns outside the primary key would: its page pruned first (an index
+// lookup prunes too, but gives up while another backend pins the page, and
+// heap_fetch never does: without it the rows of busy keys moved page after
+// page and their tables grew a hundredfold), heap_update waiting for a
+// concurrent writer of the row, and the primary-key entry of a non-HOT
+// version. The caller holds no pin on the page. False when another
+// transaction updated or deleted the row meanwhile.
+bool update_in_place(Relation rel, Relation primary_key, ItemPointerData old,
+                     HeapTuple replacement);
+
+// Under REPEATABLE READ or SERIALIZABLE, the error an UPDATE raises for a row
+// that another transaction changed since the snapshot (40001).
+void fail_on_transaction_snapshot();
+
+// `old` with the columns `names` set to `values` (none NULL).
+HeapTuple with_columns(Relation rel, HeapTuple old, std::initializer_list<const char*> names,
+                       std::initializer_list<Datum> values);
 
 // After a non-HOT update of a row locked by its updater: the new version's
 // entry in the primary key, whose key did not change. No uniqueness to check
