@@ -175,8 +175,8 @@ void drop_stream(const std::string& name) {
     Datum id = Int32GetDatum(stream);
     for (const char* table :
          {"stream_keys", "stream_messages", "stream_offsets", "stream_leases"}) {
-        const std::string name = std::string("stream_drop_") + table;
-        SPIPlanPtr rows = cached_plan("", name,
+        const std::string plan = std::string("stream_drop_") + table;
+        SPIPlanPtr rows = cached_plan("", plan,
                                       [table] {
                                           return std::string("DELETE FROM fetchq.") + table +
                                                  " WHERE stream_id = $1";
