@@ -41,7 +41,7 @@ SELECT * FROM fetchq.doc_pick('sx_q', 0, 1, '5m', NULL);
 
 -- temporary queues: owned by this session, unlogged, usable like any queue
 SELECT fetchq.queue_create_temporary() AS tmp \gset
-SELECT :'tmp' ~ '^tmp_[0-9a-f]{16}_[0-9]+$' AS well_formed;
+SELECT :'tmp' ~ '^tmp_[0-9a-f]{32}$' AS well_formed;
 SELECT owner_session IS NOT NULL AS owned FROM fetchq.queues WHERE name = :'tmp';
 SELECT relname ~ '__(docs|logs|metrics)$' AS queue_table, relpersistence
 FROM pg_class WHERE relnamespace = 'fetchq_data'::regnamespace AND relkind = 'r'

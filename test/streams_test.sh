@@ -342,6 +342,62 @@ check "... as does a commit, for a column of its own" \
     "$(q "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 8); SELECT (committed_at::timestamptz <= now())::text FROM fetchq.stream_offsets WHERE key = 'priv' AND group_name = 'gp'" | tail -1)" true
 q "ALTER TABLE fetchq.stream_offsets ALTER COLUMN committed_at TYPE timestamptz USING committed_at::timestamptz,
    ALTER COLUMN committed_at SET DEFAULT pg_catalog.now()"
+# Rules (issue 27, point 6): a table with one takes the SQL path, as one
+# with a trigger does, and the rule acts as on the statement the in-place
+# write stands for.
+q "CREATE TABLE public.st_ruled (tbl text, \"offset\" bigint);
+   CREATE RULE st_also AS ON INSERT TO fetchq.stream_messages
+     DO ALSO INSERT INTO public.st_ruled VALUES ('messages', NEW.\"offset\")" >/dev/null
+for i in 1 2 3; do q "SELECT fetchq.stream_append('st_log', 'ruled', '{}')" >/dev/null; done
+q "BEGIN; SELECT fetchq.stream_append('st_log', 'ruled', '{}'); SELECT fetchq.stream_append('st_log', 'ruled', '{}'); COMMIT" >/dev/null
+check "a DO ALSO rule on the messages fires for every append, to a new key and to one with messages" \
+    "$(q "SELECT string_agg(\"offset\"::text, ',' ORDER BY \"offset\") FROM public.st_ruled WHERE tbl = 'messages'")" \
+    "1,2,3,4,5"
+q "DROP RULE st_also ON fetchq.stream_messages"
+q "SELECT fetchq.stream_append('st_log', 'ruled', '{}')" >/dev/null
+check "without it, the append is not seen by it" \
+    "$(q "SELECT count(*) FROM public.st_ruled")" 5
+# The SQL an append or a commit stands for is an INSERT ... ON CONFLICT DO
+# UPDATE of the key's head or of the group's offset, which PostgreSQL
+# refuses on a table with an INSERT or UPDATE rule: the write is refused,
+# where it bypassed the rule before.
+q "CREATE RULE st_also AS ON UPDATE TO fetchq.stream_keys
+     DO ALSO INSERT INTO public.st_ruled VALUES ('keys', NEW.last_offset)" >/dev/null
+check "an append to a key with messages does not bypass an UPDATE rule on the keys" \
+    "$(err "SELECT fetchq.stream_append('st_log', 'ruled', '{}')")" \
+    '0A000 INSERT with ON CONFLICT clause cannot be used with table that has INSERT or UPDATE rules'
+q "DROP RULE st_also ON fetchq.stream_keys"
+q "SELECT fetchq.stream_commit('st_log', 'g_rule', 'ruled', 1)" >/dev/null
+q "CREATE RULE st_also AS ON UPDATE TO fetchq.stream_offsets
+     DO ALSO INSERT INTO public.st_ruled VALUES ('offsets', NEW.committed)" >/dev/null
+check "a commit of a group with an offset does not bypass an UPDATE rule on the offsets" \
+    "$(err "SELECT fetchq.stream_commit('st_log', 'g_rule', 'ruled', 2)")" \
+    '0A000 INSERT with ON CONFLICT clause cannot be used with table that has INSERT or UPDATE rules'
+check "... nor does anything else change it" \
+    "$(q "SELECT committed FROM fetchq.stream_offsets WHERE group_name = 'g_rule' AND key = 'ruled'") $(q "SELECT count(*) FROM public.st_ruled WHERE tbl <> 'messages'")" \
+    "1 0"
+q "DROP RULE st_also ON fetchq.stream_offsets"
+check "without the rules, commits and appends are in place again" \
+    "$(q "SELECT fetchq.stream_commit('st_log', 'g_rule', 'ruled', 2) || '|' || fetchq.stream_append('st_log', 'ruled', '{}')")" \
+    "2|7"
+# A queue's counter rows are moved in place the same way (ops/counter_row.cpp),
+# standing for an INSERT ... ON CONFLICT DO UPDATE: in one session, whose
+# second push finds its counter row, an UPDATE rule refuses the push.
+out=$(psql -X -q -At -d "$db" -v VERBOSITY=verbose 2>&1 <<'SQL' || true
+SELECT fetchq.queue_create('st_counted');
+SELECT fetchq.doc_push('st_counted', 'first');
+CREATE RULE st_also AS ON UPDATE TO fetchq.counters
+  DO ALSO INSERT INTO public.st_ruled VALUES ('counters', NEW.cnt);
+SELECT fetchq.doc_push('st_counted', 'second');
+DROP RULE st_also ON fetchq.counters;
+SQL
+)
+check_has "a push whose counter row exists does not bypass an UPDATE rule on the counters" "$out" \
+    'ERROR:  0A000: INSERT with ON CONFLICT clause cannot be used with table that has INSERT or UPDATE rules'
+check "... and is rolled back" \
+    "$(q "SELECT count(*) FROM fetchq_data.st_counted__docs")/$(q "SELECT count(*) FROM pg_rules WHERE tablename = 'counters'")" \
+    "1/0"
+q "SELECT fetchq.queue_drop('st_counted'); DROP TABLE public.st_ruled" >/dev/null
 after_savepoint=$(q "BEGIN; SELECT fetchq.stream_append('st_log', 'priv', '{}');
     SAVEPOINT s; SELECT fetchq.stream_append('st_log', 'priv', '{}'); ROLLBACK TO s;
     SELECT fetchq.stream_append('st_log', 'priv', '{}'); COMMIT" | paste -sd' ')

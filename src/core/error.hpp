@@ -13,6 +13,7 @@ inline constexpr const char* kInvalidParameterValue = "22023";
 inline constexpr const char* kInvalidName = "42602";
 inline constexpr const char* kUndefinedObject = "42704";
 inline constexpr const char* kDuplicateObject = "42710";
+inline constexpr const char* kDuplicateTable = "42P07";
 inline constexpr const char* kStringDataRightTruncation = "22001";
 inline constexpr const char* kInvalidTextRepresentation = "22P02";
 inline constexpr const char* kInvalidDatetimeFormat = "22007";

@@ -51,4 +51,14 @@ std::string docs_table(std::string_view queue) { return std::string(queue) + "__
 std::string logs_table(std::string_view queue) { return std::string(queue) + "__logs"; }
 std::string metrics_table(std::string_view queue) { return std::string(queue) + "__metrics"; }
 
+std::string temporary_queue_name(const unsigned char (&bytes)[kTemporaryNameBytes]) {
+    static const char kHex[] = "0123456789abcdef";
+    std::string name = "tmp_";
+    for (const unsigned char b : bytes) {
+        name += kHex[b >> 4];
+        name += kHex[b & 0x0f];
+    }
+    return name;
+}
+
 }  // namespace fetchq::core

@@ -21,4 +21,12 @@ std::string docs_table(std::string_view queue);
 std::string logs_table(std::string_view queue);
 std::string metrics_table(std::string_view queue);
 
+// Temporary queues (queue_create_temporary) are named "tmp_" and 32 hex
+// digits of 16 random bytes: 36 characters, a valid queue name that no other
+// role can guess and take first. A name found taken is drawn again, up to
+// kTemporaryNameAttempts times.
+inline constexpr std::size_t kTemporaryNameBytes = 16;
+inline constexpr int kTemporaryNameAttempts = 8;
+std::string temporary_queue_name(const unsigned char (&bytes)[kTemporaryNameBytes]);
+
 }  // namespace fetchq::core

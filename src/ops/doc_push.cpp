@@ -4,10 +4,13 @@
 #include <memory>
 #include <optional>
 
+#include "core/echo.hpp"
 #include "core/error.hpp"
+#include "core/queue_name.hpp"
 #include "ops/doc_moves.hpp"
 #include "ops/doc_status_sql.hpp"
 #include "ops/pick_start.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_defaults.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/route_delivery.hpp"
@@ -63,6 +66,31 @@ std::optional<TimestampTz> expiry_of(const std::string& queue, const Expiry& exp
     const std::optional<TimestampTz> at = expiry.from_queue ? default_expiry(queue) : expiry.at;
     if (at) note_due(*at);
     return at;
+}
+
+// doc_upsert's change of an existing document: pick on a queue with grants,
+// UPDATE on its documents on one without, held by `caller`.
+void require_upsert_change(const std::string& queue, const std::string& subject, Oid caller) {
+    if (queue_privilege_held(queue, core::QueuePrivilege::kPick, caller)) return;
+    const char* name = pg_call([&] { return GetUserNameFromId(caller, true); });
+    const std::string who = name ? name : "?";
+    const std::string what = "permission denied to change document " + core::echo(subject) +
+                             " of queue \"" + queue + "\"";
+    if (queue_has_grants(queue))
+        throw core::Error(
+            core::sqlstate::kInsufficientPrivilege, what,
+            "doc_upsert changes an existing document only with the pick privilege, which role \"" +
+                who + "\" lacks on queue \"" + queue + "\"; with push alone it adds new subjects.",
+            "The queue's owner, or a role with manage on it, may grant it: SELECT "
+            "fetchq.queue_grant('" +
+                queue + "', '" + who + "', 'pick');");
+    const std::string table = "fetchq_data." + core::docs_table(queue);
+    throw core::Error(core::sqlstate::kInsufficientPrivilege, what,
+                      "doc_upsert changes an existing document only with UPDATE on table " + table +
+                          ", which role \"" + who +
+                          "\" lacks; with INSERT alone it adds new subjects.",
+                      "The table's owner may grant it: GRANT UPDATE ON fetchq_data." +
+                          quote_ident(core::docs_table(queue)) + " TO " + quote_ident(who) + ";");
 }
 
 // A topic keeps nothing, so no insert checks the pusher's right to push into
@@ -225,6 +253,19 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
         deliver(*routes,
                 returned_arrivals(static_cast<uint64_t>(n), version, next_iteration, expires_at));
     return n;
+}
+
+Upserted upsert_one(const std::string& queue, const std::string& subject, int32_t version,
+                    int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
+                    Oid caller) {
+    Upserted out;
+    out.queued = push_one(queue, subject, version, priority, next_iteration, payload, payload_null);
+    // A topic keeps no document to change.
+    if (out.queued > 0 || routes_from(queue)->is_topic) return out;
+    require_upsert_change(queue, subject, caller);
+    out.updated =
+        update_not_active(queue, subject, priority, payload, payload_null, next_iteration);
+    return out;
 }
 
 int64_t update_not_active(const std::string& queue, const std::string& subject, int32_t priority,

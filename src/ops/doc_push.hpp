@@ -44,4 +44,17 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
 int64_t update_not_active(const std::string& queue, const std::string& subject, int32_t priority,
                           Datum payload, bool payload_null, TimestampTz next_iteration);
 
+// doc_upsert: push_one, or else, when the subject exists, update_not_active.
+// Changing a document needs more than push, as PostgreSQL's INSERT ... ON
+// CONFLICT DO UPDATE needs UPDATE besides INSERT: `caller` must hold pick on
+// a queue with grants, UPDATE on its documents table on a queue without;
+// 42501 otherwise (a new subject is still inserted with push alone).
+struct Upserted {
+    int64_t queued = 0;
+    int64_t updated = 0;
+};
+Upserted upsert_one(const std::string& queue, const std::string& subject, int32_t version,
+                    int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
+                    Oid caller);
+
 }  // namespace fetchq::ops

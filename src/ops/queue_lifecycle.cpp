@@ -6,6 +6,7 @@
 #include "ops/queue_tables.hpp"
 #include "ops/session_end.hpp"
 #include "pg/as_user.hpp"
+#include "pg/fault_injection.hpp"
 
 namespace fetchq::ops {
 
@@ -166,12 +167,67 @@ int32_t drop_queue(const std::string& queue) {
     return id;
 }
 
+namespace {
+
+// The n-th name (from 0) a call of queue_create_temporary tries: random, or
+// under fetchq.fault_injection = 'temporary_queue_name' (tests only) tmp_
+// and n in hex, so that a test can take it first.
+std::string draw_temporary_name(int n) {
+    unsigned char bytes[core::kTemporaryNameBytes] = {};
+    if (fault_injected("temporary_queue_name")) {
+        bytes[core::kTemporaryNameBytes - 1] = static_cast<unsigned char>(n);
+    } else if (!pg_call([&] { return pg_strong_random(bytes, sizeof(bytes)); })) {
+        throw core::Error(core::sqlstate::kInternalError,
+                          "could not generate random bits for a temporary queue's name");
+    }
+    return core::temporary_queue_name(bytes);
+}
+
+// Whether a queue of that name is registered, or anything in fetchq_data
+// (a table, index, sequence or type) is named as one of its tables would be
+// or after them: creating the queue would then fail with "already exists".
+bool name_taken(const std::string& queue) {
+    SPIPlanPtr plan =
+        cached_plan("", "queue_name_taken",
+                    [] {
+                        return std::string(
+                            "SELECT EXISTS (SELECT 1 FROM fetchq.queues WHERE name = $1)"
+                            " OR EXISTS (SELECT 1 FROM pg_catalog.pg_class"
+                            "   WHERE relnamespace = 'fetchq_data'::pg_catalog.regnamespace"
+                            "   AND relname >= ($1 || '__')::pg_catalog.name"
+                            "   AND relname < ($1 || '_`')::pg_catalog.name)"
+                            " OR EXISTS (SELECT 1 FROM pg_catalog.pg_type"
+                            "   WHERE typnamespace = 'fetchq_data'::pg_catalog.regnamespace"
+                            "   AND typname >= ($1 || '__')::pg_catalog.name"
+                            "   AND typname < ($1 || '_`')::pg_catalog.name)");
+                    },
+                    {TEXTOID});
+    Datum name = to_text(queue);
+    spi_execute(plan, &name, nullptr, true, 1);
+    bool isnull = false;
+    return DatumGetBool(spi_value(0, 1, &isnull));
+}
+
+// A free name for a temporary queue: random, drawn again when taken.
+std::string free_temporary_name() {
+    for (int n = 0; n < core::kTemporaryNameAttempts; ++n) {
+        std::string queue = draw_temporary_name(n);
+        if (!name_taken(queue)) return queue;
+    }
+    throw core::Error(core::sqlstate::kDuplicateTable,
+                      "could not choose a free name for a temporary queue",
+                      "The " + std::to_string(core::kTemporaryNameAttempts) +
+                          " names drawn were all taken by queues or tables of schema "
+                          "fetchq_data.",
+                      "Retry; if it happens again, look for what creates objects named tmp_* in "
+                      "schema fetchq_data.");
+}
+
+}  // namespace
+
 std::string create_temporary_queue(const Interval* idle_timeout) {
-    static uint32_t counter = 0;
     const int64_t key = session_key();
-    char name[41];
-    snprintf(name, sizeof(name), "tmp_%016llx_%u", static_cast<unsigned long long>(key), ++counter);
-    const std::string queue(name);
+    const std::string queue = free_temporary_name();
     create_queue_tables(queue, /*unlogged=*/true);
     insert_queue_row(queue);
     SPIPlanPtr own = cached_plan(

@@ -246,19 +246,29 @@ int64_t append_message(int32_t stream, const std::string& key, Datum payload, bo
     // the key until that one ends, then numbers after what it committed (READ COMMITTED reads
     // the row's latest version; REPEATABLE READ fails with 40001 instead,
     // as for any row updated concurrently).
-    SPIPlanPtr insert = cached_plan(
-        "", "stream_append",
+    // Two statements, not one with a WITH: PostgreSQL refuses a WITH whose
+    // statement a rule on the messages rewrites into several.
+    SPIPlanPtr head = cached_plan(
+        "", "stream_append_head",
         [] {
             return std::string(
-                "WITH h AS (INSERT INTO fetchq.stream_keys AS k (stream_id, key, last_offset)"
+                "INSERT INTO fetchq.stream_keys AS k (stream_id, key, last_offset)"
                 " VALUES ($1, $2, 1) ON CONFLICT (stream_id, key) DO UPDATE"
-                " SET last_offset = k.last_offset OPERATOR(pg_catalog.+) 1 RETURNING last_offset)"
-                " INSERT INTO fetchq.stream_messages (stream_id, key, \"offset\", payload)"
-                " SELECT $1, $2, h.last_offset, $3 FROM h RETURNING \"offset\"");
+                " SET last_offset = k.last_offset OPERATOR(pg_catalog.+) 1 RETURNING last_offset");
         },
-        {INT4OID, TEXTOID, JSONBOID});
-    Datum values[3] = {Int32GetDatum(stream), to_text(key), payload};
-    const char nulls[3] = {' ', ' ', payload_null ? 'n' : ' '};
+        {INT4OID, TEXTOID});
+    Datum values[4] = {Int32GetDatum(stream), to_text(key), payload, (Datum)0};
+    const char nulls[4] = {' ', ' ', payload_null ? 'n' : ' ', ' '};
+    spi_execute(head, values, nulls, false);
+    values[3] = Int64GetDatum(spi_int(0, 1));
+    SPIPlanPtr insert = cached_plan(
+        "", "stream_append_message",
+        [] {
+            return std::string(
+                "INSERT INTO fetchq.stream_messages (stream_id, key, \"offset\", payload)"
+                " VALUES ($1, $2, $4, $3) RETURNING \"offset\"");
+        },
+        {INT4OID, TEXTOID, JSONBOID, INT8OID});
     spi_execute(insert, values, nulls, false);
     return spi_int(0, 1);
 }

@@ -21,7 +21,7 @@ bool in_place_allowed() { return !XactReadOnly && !IsInParallelMode(); }
 
 bool plain_keyed_table(Relation rel, Relation* primary_key) {
     if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relam != HEAP_TABLE_AM_OID ||
-        rel->trigdesc || rel->rd_rel->relrowsecurity)
+        rel->trigdesc || rel->rd_rel->relrowsecurity || rel->rd_rel->relhasrules)
         return false;
     const TupleConstr* constr = RelationGetDescr(rel)->constr;
     if (constr && (constr->num_check > 0 || constr->has_generated_stored)) return false;

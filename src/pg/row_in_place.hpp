@@ -16,9 +16,11 @@ namespace fetchq::pg {
 bool in_place_allowed();
 
 // True, with its primary key opened in RowExclusiveLock, when `rel` is a
-// plain heap table with no trigger, no row security, no CHECK constraint, no generated column, and
-// no index but a primary key on plain columns: what an UPDATE of other columns would do besides
-// writing the row, there is nothing of.
+// plain heap table with no trigger, no rule, no row security, no CHECK constraint, no generated
+// column, and no index but a primary key on plain columns: what an UPDATE of other columns would
+// do besides writing the row, there is nothing of. (A rule rewrites the statement: a DO ALSO rule
+// runs more statements, and PostgreSQL refuses INSERT ... ON CONFLICT on a table with an INSERT or
+// UPDATE rule; through SQL, either happens as for the statement the in-place write stands for.)
 bool plain_keyed_table(Relation rel, Relation* primary_key);
 
 // The version of a row visible to `snapshot`, found from an address the row

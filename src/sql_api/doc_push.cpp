@@ -213,7 +213,7 @@ Datum doc_append(FunctionCallInfo fcinfo) {
 }
 
 // doc_upsert: push, or else update priority, payload and next_iteration of a
-// document that is not active.
+// document that is not active (which needs pick, or UPDATE on the documents).
 Datum doc_upsert(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::string subject = arg_text(fcinfo, 1, "subject");
@@ -222,17 +222,18 @@ Datum doc_upsert(FunctionCallInfo fcinfo) {
     TimestampTz next_iteration = arg_timestamptz(fcinfo, 4, "next_iteration");
     bool payload_null = false;
     Datum payload = arg_fetchq4_json(fcinfo, 5, &payload_null);
+    // The caller's rights decide whether it may change an existing document
+    // (inside, a granted call runs as the queue's owner).
+    const Oid caller = pg_call([] { return GetUserId(); });
     spi_connect();
-    int64_t queued = 0, updated = 0;
+    Upserted done;
     with_queue_privilege(queue, QueuePrivilege::kPush, [&] {
-        queued = push_one(queue, subject, version, priority, next_iteration, payload, payload_null);
-        if (queued == 0)
-            updated =
-                update_not_active(queue, subject, priority, payload, payload_null, next_iteration);
+        done = upsert_one(queue, subject, version, priority, next_iteration, payload, payload_null,
+                          caller);
     });
     spi_finish();
-    Datum values[2] = {Int32GetDatum(static_cast<int32_t>(queued)),
-                       Int32GetDatum(static_cast<int32_t>(updated))};
+    Datum values[2] = {Int32GetDatum(static_cast<int32_t>(done.queued)),
+                       Int32GetDatum(static_cast<int32_t>(done.updated))};
     bool nulls[2] = {false, false};
     return make_record(fcinfo, values, nulls);
 }

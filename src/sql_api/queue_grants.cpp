@@ -117,6 +117,30 @@ Datum queue_revoke(FunctionCallInfo fcinfo) {
     return names_result(left);
 }
 
+// queue_has_privilege tells no more than fetchq.queue_privileges: a role asks
+// about itself and the roles whose privileges it has (what it learns by
+// calling fetchq's functions anyway), about another role only when it may
+// read the queue, as the view shows it that queue's grants. A missing queue
+// is false for anyone (the names of queues are in fetchq.queues).
+void require_may_ask(const std::string& queue, Oid role, Oid me) {
+    if (pg_call([&] { return has_privs_of_role(me, role); })) return;
+    if (!OidIsValid(queue_owner_or_invalid(queue))) return;
+    if (queue_privilege_held(queue, core::QueuePrivilege::kRead, me)) return;
+    const char* my_name = pg_call([&] { return GetUserNameFromId(me, true); });
+    const char* other = pg_call([&] { return GetUserNameFromId(role, true); });
+    const std::string mine = my_name ? my_name : "?";
+    throw core::Error(
+        core::sqlstate::kInsufficientPrivilege,
+        "permission denied to ask about another role's privileges on queue \"" + queue + "\"",
+        "Role \"" + mine + "\" may ask about role \"" + std::string(other ? other : "?") +
+            "\" only with the read privilege on the queue (SELECT on its documents table for "
+            "a queue without grants), as fetchq.queue_privileges shows the grants of the "
+            "queues a role may read.",
+        "Ask about yourself or a role whose privileges you have, or get read on the queue: "
+        "SELECT fetchq.queue_grant('" +
+            queue + "', '" + mine + "', 'read');");
+}
+
 // queue_has_privilege(queue, privilege, role DEFAULT NULL) -> boolean
 Datum queue_has_privilege(FunctionCallInfo fcinfo) {
     if (arg_is_null(fcinfo, 0) || arg_is_null(fcinfo, 1)) PG_RETURN_NULL();
@@ -126,10 +150,10 @@ Datum queue_has_privilege(FunctionCallInfo fcinfo) {
         throw core::Error(core::sqlstate::kInvalidParameterValue,
                           "queue_has_privilege checks one privilege at a time", {},
                           "Use push, pick, read or manage.");
-    const Oid role = PG_NARGS() > 2 && !arg_is_null(fcinfo, 2)
-                         ? PG_GETARG_OID(2)
-                         : pg_call([] { return GetUserId(); });
+    const Oid me = pg_call([] { return GetUserId(); });
+    const Oid role = PG_NARGS() > 2 && !arg_is_null(fcinfo, 2) ? PG_GETARG_OID(2) : me;
     spi_connect();
+    require_may_ask(queue, role, me);
     const bool held = queue_privilege_held(queue, static_cast<core::QueuePrivilege>(mask), role);
     spi_finish();
     PG_RETURN_BOOL(held);

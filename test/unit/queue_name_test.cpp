@@ -97,5 +97,19 @@ TEST(QueueName, TableNames) {
     EXPECT_EQ(metrics_table("jobs"), "jobs__metrics");
 }
 
+TEST(QueueName, TemporaryNames) {
+    unsigned char bytes[kTemporaryNameBytes] = {};
+    EXPECT_EQ(temporary_queue_name(bytes), "tmp_00000000000000000000000000000000");
+    for (std::size_t i = 0; i < kTemporaryNameBytes; ++i)
+        bytes[i] = static_cast<unsigned char>(i * 17 + 0x0f);
+    const std::string name = temporary_queue_name(bytes);
+    EXPECT_EQ(name, "tmp_0f2031425364758697a8b9cadbecfd0e");
+    EXPECT_EQ(name.size(), 36u);
+    EXPECT_LE(name.size(), kMaxQueueNameLength);
+    EXPECT_EQ(queue_name_problem(name), "");
+    bytes[15] = 0xff;
+    EXPECT_EQ(temporary_queue_name(bytes).substr(32), "fdff");
+}
+
 }  // namespace
 }  // namespace fetchq::core
