@@ -98,6 +98,18 @@ check "a reject that uses up the attempts copies into deeq" \
 check "deeq's trigger ran as deeq's owner on a reject" "$(who_ran a2)" sd_dee
 check "sd_dee did not become a superuser through doc_reject" "$(superuser sd_dee)" f
 q "ALTER ROLE sd_dee NOSUPERUSER"
+# Its setter's rights are checked at each copy: once sd_dee may no longer
+# manage adminq, the superuser's own kills there are refused until the
+# dead-letter queue is set again.
+q "SELECT fetchq.queue_revoke('adminq', 'sd_dee', 'manage')" >/dev/null
+out=$(psql -X -q -At -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.doc_push('adminq', 'a3', 0, 0, now(), '{}');
+      SELECT count(*) FROM fetchq.doc_take('adminq', 'a3', '1m'); SELECT fetchq.doc_kill('adminq', 'a3')" 2>&1 || true)
+check_has "a setter who lost manage on the queue makes its kills fail" "$out" \
+    'ERROR:  42501: permission denied to copy killed documents of queue "adminq" into dead-letter queue "deeq"'
+check_has "... saying why" "$out" 'DETAIL:  Role "sd_dee", who set it, lacks manage on queue "adminq"'
+check "... and nothing reached deeq" \
+    "$(q "SELECT count(*) FROM fetchq_data.deeq__docs WHERE subject = 'a3'")" 0
+q "SELECT fetchq.queue_set_dead_letter('adminq', NULL)" >/dev/null
 
 echo "--- 2. the scheduler's kill, as another queue's owner"
 psql -X -q -v ON_ERROR_STOP=1 -U sd_vic -d "$db" >/dev/null <<'SQL'
