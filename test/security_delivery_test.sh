@@ -18,7 +18,7 @@ set -euo pipefail
 db=$1
 source "$(dirname "$0")/lib/checks.sh"
 
-roles="sd_dee sd_vic sd_rr sd_ten"
+roles="sd_dee sd_vic sd_rr sd_ten sd_gone"
 cleanup() {
     # an attack that worked leaves a superuser behind: take it back first
     for role in $roles; do
@@ -40,7 +40,7 @@ as() {
 superuser() { q "SELECT rolsuper FROM pg_roles WHERE rolname = '$1'"; }
 
 q "CREATE ROLE sd_dee LOGIN; CREATE ROLE sd_vic LOGIN; CREATE ROLE sd_rr LOGIN; CREATE ROLE sd_ten LOGIN"
-for role in $roles; do
+for role in sd_dee sd_vic sd_rr sd_ten; do
     q "GRANT USAGE, CREATE ON SCHEMA fetchq_data TO $role; GRANT USAGE ON SCHEMA fetchq TO $role;
        GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq, fetchq_data TO $role;
        GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq, fetchq_data TO $role;
@@ -177,6 +177,19 @@ out=$(as sd_vic "SELECT fetchq.doc_push('vicq', 'v2', 0, 0, now(), '{}');
 check_has "without a recorded setter, the queue's owner must be allowed to push there" "$out" \
     'ERROR:  42501: permission denied to copy killed documents of queue "vicq" into dead-letter queue "suq"'
 as sd_vic "SELECT fetchq.queue_set_dead_letter('vicq', NULL)" >/dev/null
+# A setter that was dropped delivers nothing.
+q "CREATE ROLE sd_gone LOGIN; GRANT USAGE ON SCHEMA fetchq, fetchq_data TO sd_gone;
+   SELECT fetchq.queue_grant('suq', 'sd_gone', 'push')" >/dev/null
+as sd_vic "SELECT fetchq.queue_grant('vicq', 'sd_gone', 'manage')" >/dev/null
+check "a role with manage on vicq and push on suq sets it" \
+    "$(as sd_gone "SELECT fetchq.queue_set_dead_letter('vicq', 'suq')")" 1
+q "DROP OWNED BY sd_gone; DROP ROLE sd_gone"
+out=$(as sd_vic "SELECT fetchq.doc_push('vicq', 'v3', 0, 0, now(), '{}');
+                 SELECT count(*) FROM fetchq.doc_take('vicq', 'v3', '1m');
+                 SELECT fetchq.doc_kill('vicq', 'v3')")
+check_has "once that role is dropped, the kills are refused" "$out" \
+    'DETAIL:  The role that set it, with OID [0-9]+, no longer exists.'
+as sd_vic "SELECT fetchq.queue_set_dead_letter('vicq', NULL)" >/dev/null
 
 echo "--- 4. routes into a queue whose row security applies to their creator"
 as sd_rr "SELECT fetchq.queue_create('rrq'); SELECT fetchq.topic_create('rrtopic')" >/dev/null
@@ -220,6 +233,18 @@ check "... and nothing landed" \
     "$(q "SELECT count(*) FROM fetchq_data.tenant2q__docs WHERE subject = 'x3'")" 0
 as sd_rr "SELECT fetchq.route_drop('rrq', 'tenant2q')" >/dev/null
 
+# The destination's owner routes into its own queue; with FORCE ROW LEVEL
+# SECURITY the copies, inserted as that owner, meet the policies.
+as sd_ten "SELECT fetchq.queue_create('tensrc'); SELECT fetchq.queue_create('tenant5q')" >/dev/null
+protect tenant5q
+as sd_ten "ALTER TABLE fetchq_data.tenant5q__docs FORCE ROW LEVEL SECURITY" >/dev/null
+check "the owner of a queue with forced row security may route into it" \
+    "$(as sd_ten "SELECT fetchq.route_create('tensrc', 'tenant5q') > 0")" t
+check "its copies that the policies allow land" \
+    "$(as sd_ten "SELECT fetchq.doc_push('tensrc', 'f1', 0, 0, now(), '{\"tenant\": \"sd_ten\"}')") $(q "SELECT count(*) FROM fetchq_data.tenant5q__docs WHERE subject = 'f1'")" "1 1"
+check_has "and those they refuse are refused" \
+    "$(as sd_ten "SELECT fetchq.doc_push('tensrc', 'f2', 0, 0, now(), '{\"tenant\": \"other\"}')")" \
+    'row-level security'
 check "a subscription of a queue without row security is made" \
     "$(as sd_rr "SELECT fetchq.subscribe('rrtopic', 'tenant4q') > 0")" t
 protect tenant4q
