@@ -54,7 +54,8 @@ SELECT * FROM fetchq.trace('x', NULL);
 SELECT * FROM fetchq.trace(NULL);
 
 -- notifications: the catalog trigger comes with the extension, and the one
--- that empties the backends' caches of queue settings
+-- that empties the backends' caches of queue settings, and the one that
+-- keeps dead_letter_set_by truthful
 SELECT tgname, tgfoid::regprocedure, tgenabled FROM pg_trigger
 WHERE tgrelid = 'fetchq.queues'::regclass AND NOT tgisinternal ORDER BY tgname;
 

@@ -4,6 +4,7 @@
 #include "ops/doc_push.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_access.hpp"
+#include "ops/route_rights.hpp"
 #include "ops/queue_sql.hpp"
 #include "core/error.hpp"
 #include "pg/as_user.hpp"
@@ -12,17 +13,21 @@ namespace fetchq::ops {
 
 using namespace fetchq::pg;
 
-std::optional<std::string> dead_letter_queue(const std::string& queue) {
-    SPIPlanPtr plan = cached_plan(
-        "", "dead_letter_queue",
-        [] {
-            return std::string("SELECT dead_letter_queue::text FROM fetchq.queues WHERE name = $1");
-        },
-        {TEXTOID});
+std::optional<DeadLetter> dead_letter_queue(const std::string& queue) {
+    SPIPlanPtr plan = cached_plan("", "dead_letter_of",
+                                  [] {
+                                      return std::string(
+                                          "SELECT dead_letter_queue::text, dead_letter_set_by::oid"
+                                          " FROM fetchq.queues WHERE name = $1");
+                                  },
+                                  {TEXTOID});
     Datum name = to_text(queue);
     if (spi_execute(plan, &name, nullptr, true, 1) != 1) return std::nullopt;
     const char* dlq = spi_text(0, 1);
-    return dlq ? std::optional<std::string>(dlq) : std::nullopt;
+    if (!dlq) return std::nullopt;
+    bool isnull = false;
+    const Datum set_by = spi_value(0, 2, &isnull);
+    return DeadLetter{dlq, isnull ? InvalidOid : DatumGetObjectId(set_by)};
 }
 
 std::vector<KilledDoc> killed_rows(const std::vector<uint64_t>& rows, int status_col,
@@ -41,28 +46,60 @@ std::vector<KilledDoc> killed_rows(const std::vector<uint64_t>& rows, int status
     return out;
 }
 
-Oid dead_letter_receiver(const std::string& queue, const std::string& dead_letter) {
-    const Oid current = pg_call([] { return GetUserId(); });
-    if (!queue_has_grants(dead_letter)) return current;
-    const Oid owner = queue_owner_or_invalid(queue);
-    if (!queue_privilege_held(dead_letter, core::QueuePrivilege::kPush, owner)) {
-        const char* role = pg_call([&] { return GetUserNameFromId(owner, true); });
-        throw core::Error(core::sqlstate::kInsufficientPrivilege,
-                          "permission denied to copy killed documents of queue \"" + queue +
-                              "\" into dead-letter queue \"" + dead_letter + "\"",
-                          "Role \"" + std::string(role ? role : "?") + "\", the owner of queue \"" +
-                              queue + "\", lacks push on queue \"" + dead_letter + "\".",
-                          "Grant it: SELECT fetchq.queue_grant('" + dead_letter + "', '" +
-                              std::string(role ? role : "?") +
-                              "', 'push'); or set another dead-letter queue.");
-    }
-    const Oid receiver = queue_owner_or_invalid(dead_letter);
-    return OidIsValid(receiver) ? receiver : current;
+namespace {
+
+std::string role_name(Oid role) {
+    const char* name = pg_call([&] { return GetUserNameFromId(role, true); });
+    return name ? name : "with OID " + std::to_string(role);
 }
 
-void send_to_dead_letters(const std::string& queue, const std::string& dead_letter,
+}  // namespace
+
+Oid dead_letter_receiver(const std::string& queue, const std::string& dead_letter, Oid set_by,
+                         bool setting) {
+    const Oid owner = queue_owner_or_invalid(queue);
+    const Oid role = OidIsValid(set_by) ? set_by : owner;
+    const RouteRights rights = route_rights(queue, dead_letter, role);
+    if (!rights.destination_exists) throw_queue_missing(dead_letter);
+    const bool manages =
+        rights.role_exists && queue_privilege_held(queue, core::QueuePrivilege::kManage, role);
+    if (manages && rights.may_push && !rights.push_filtered) return rights.destination_owner;
+    // Why not, naming the role.
+    std::string who;
+    if (setting)
+        who = "The role";
+    else if (OidIsValid(set_by))
+        who = "Role \"" + role_name(role) + "\", who set it,";
+    else
+        who = "Role \"" + role_name(role) + "\", the owner of queue \"" + queue +
+              "\" (it was set before fetchq 0.2.1, which did not record who set it),";
+    std::string why;
+    if (!rights.role_exists)
+        why = "The role that set it, with OID " + std::to_string(role) + ", no longer exists.";
+    else if (!manages)
+        why = who + " lacks manage on queue \"" + queue + "\".";
+    else if (!rights.may_push)
+        why = who + " may not push into queue \"" + dead_letter + "\".";
+    else
+        why = who + " may push into queue \"" + dead_letter +
+              "\" only through row security, and the copies are inserted as that queue's owner.";
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "permission denied to copy killed documents of queue \"" + queue +
+                          "\" into dead-letter queue \"" + dead_letter + "\"",
+                      why,
+                      setting ? "A role may make a queue the dead-letter queue of another only "
+                                "when it may push into it, without row security."
+                              : "Give that role the right again, set the dead-letter queue again "
+                                "as a role that has it (fetchq.queue_set_dead_letter('" +
+                                    queue + "', '" + dead_letter +
+                                    "')), or remove it (fetchq.queue_set_dead_letter('" + queue +
+                                    "', NULL)).");
+}
+
+void send_to_dead_letters(const std::string& queue, const DeadLetter& dead_letter_of,
                           const std::vector<KilledDoc>& docs, const std::string& error) {
-    const Oid receiver = dead_letter_receiver(queue, dead_letter);
+    const std::string& dead_letter = dead_letter_of.queue;
+    const Oid receiver = dead_letter_receiver(queue, dead_letter, dead_letter_of.set_by);
     // A copy of a kill counted on the caller's behalf is counted so too.
     if (metric_is_on_behalf(queue)) metric_on_behalf(dead_letter);
     SPIPlanPtr plan =
@@ -84,10 +121,8 @@ void send_to_dead_letters(const std::string& queue, const std::string& dead_lett
             push_one(dead_letter, d.subject, 0, 0, GetCurrentTransactionStartTimestamp(), payload,
                      isnull);
         };
-        if (receiver == pg_call([] { return GetUserId(); }))
-            push();
-        else
-            as_user(receiver, push);
+        // As the dead-letter queue's owner, restricted, whoever killed.
+        as_user(receiver, push);
     }
 }
 

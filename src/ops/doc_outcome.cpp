@@ -67,7 +67,7 @@ int64_t kill(const std::string& queue, const std::string& subject, Datum payload
              Fence attempts) {
     // With a dead-letter queue, the document as it is before the kill (its
     // attempts are reset by it), locked until the kill.
-    const std::optional<std::string> dead_letter = dead_letter_queue(queue);
+    const std::optional<DeadLetter> dead_letter = dead_letter_queue(queue);
     std::vector<KilledDoc> dead;
     if (dead_letter) {
         SPIPlanPtr plan = queue_plan(
@@ -180,7 +180,7 @@ int64_t reject(const std::string& queue, const std::string& subject, const Rejec
     const std::vector<KilledDoc> dead = killed ? killed_rows({0}, 1, 2) : std::vector<KilledDoc>();
     if (n > 0) insert_log(queue, subject, why.message, why.details, why.details_null, why.ref_id);
     if (killed)
-        if (const std::optional<std::string> dead_letter = dead_letter_queue(queue))
+        if (const std::optional<DeadLetter> dead_letter = dead_letter_queue(queue))
             send_to_dead_letters(queue, *dead_letter, dead, why.message);
     count_move(queue, DocMove::kReject, killed ? DocStatus::kKilled : DocStatus::kPending, n);
     return n;

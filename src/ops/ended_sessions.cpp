@@ -55,7 +55,7 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
         std::vector<uint64_t> rows(n);
         for (uint64_t row = 0; row < n; ++row) rows[row] = row;
         const std::vector<KilledDoc> dead = killed_rows(rows, 1, 2);
-        if (const std::optional<std::string> dead_letter = dead_letter_queue(name))
+        if (const std::optional<DeadLetter> dead_letter = dead_letter_queue(name))
             send_to_dead_letters(name, *dead_letter, dead, "session ended, no attempts left");
     }
     return static_cast<int64_t>(n);

@@ -67,7 +67,7 @@ int64_t mark_dead(std::string_view queue, int32_t limit) {
         std::vector<uint64_t> rows(static_cast<size_t>(n));
         for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
         const std::vector<KilledDoc> dead = killed_rows(rows, 0, 1);
-        if (const std::optional<std::string> dead_letter = dead_letter_queue(name))
+        if (const std::optional<DeadLetter> dead_letter = dead_letter_queue(name))
             send_to_dead_letters(name, *dead_letter, dead, "lock expired, no attempts left");
     }
     return n;

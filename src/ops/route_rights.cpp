@@ -56,8 +56,13 @@ RouteRights route_rights(const std::string& source, const std::string& destinati
             r.may_read = allows(from.relid, role, ACL_SELECT);
             r.filtered = check_enable_rls(from.relid, role, true) == RLS_ENABLED;
         }
-        if (r.destination_exists)
+        if (r.destination_exists) {
             r.may_push = allows(to.relid, role, ACL_INSERT) && allows(to.relid, role, ACL_SELECT);
+            // With FORCE ROW LEVEL SECURITY the owner is held back too; a
+            // role with the owner's privileges could push as the owner.
+            r.push_filtered = check_enable_rls(to.relid, role, true) == RLS_ENABLED &&
+                              !has_privs_of_role(role, to.owner);
+        }
     });
     if (!r.role_exists) return r;
     // A queue with grants of its own: its queue privileges decide instead.
@@ -65,8 +70,10 @@ RouteRights route_rights(const std::string& source, const std::string& destinati
         r.may_read = queue_privilege_held(source, core::QueuePrivilege::kManage, role);
         r.filtered = false;
     }
-    if (r.destination_exists && queue_has_grants(destination))
+    if (r.destination_exists && queue_has_grants(destination)) {
         r.may_push = queue_privilege_held(destination, core::QueuePrivilege::kPush, role);
+        r.push_filtered = false;
+    }
     return r;
 }
 
@@ -80,6 +87,10 @@ std::string route_refusal(const RouteRights& r, const std::string& who, const st
         return who + " sees the documents of queue \"" + source +
                "\" through row security, and a route copies them all.";
     if (!r.may_push) return who + " may not push into queue \"" + destination + "\".";
+    if (r.push_filtered)
+        return who + " may push into queue \"" + destination +
+               "\" only through row security, and a route's copies are inserted as that "
+               "queue's owner.";
     return {};
 }
 

@@ -37,7 +37,12 @@ CREATE TABLE fetchq.queues (
     completed_retention INTERVAL,
     killed_retention INTERVAL,
     -- a topic keeps no documents: a push into it only routes (topic_create)
-    is_topic BOOLEAN NOT NULL DEFAULT false
+    is_topic BOOLEAN NOT NULL DEFAULT false,
+    -- who set dead_letter_queue (queue_set_dead_letter, or the role that
+    -- wrote it: trigger fetchq_queues_dead_letter_set_by); every copy into
+    -- the dead-letter queue is checked against its rights. NULL with a
+    -- dead-letter queue (set before 0.2.1): the queue's owner
+    dead_letter_set_by REGROLE
 );
 
 -- Counters. Each counter is striped over up to 64 rows (slot) written by

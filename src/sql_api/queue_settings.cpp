@@ -19,6 +19,8 @@
 #include "sql_api/function.hpp"
 
 extern "C" {
+#include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/inval.h"
 }
 
@@ -151,9 +153,11 @@ Datum queues_changed(FunctionCallInfo fcinfo) {
 }
 
 // queue_set_dead_letter(queue, dead_letter_queue) -> affected_rows: the queue
-// that receives a copy of every document `queue` kills; NULL: none. Whoever
-// kills documents of `queue` (its consumers, the scheduler as its owner)
-// pushes into the dead-letter queue, so the caller must be allowed to.
+// that receives a copy of every document `queue` kills; NULL: none. The
+// copies are a delivery on the caller's behalf (ops/dead_letters.hpp): the
+// caller must manage `queue` and be allowed to push into the dead-letter
+// queue, without row security there; it is recorded as the setter, whose
+// rights each copy checks again.
 Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     std::optional<std::string> dead_letter;
@@ -163,27 +167,130 @@ Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
                           "a queue cannot be its own dead-letter queue", {},
                           "Create another queue for the documents it kills.");
     spi_connect();
+    const Oid caller = pg_call([] { return GetUserId(); });
     // Checked for the caller, not for the queue's owner it may act as below.
-    if (dead_letter) {
+    if (dead_letter)
         with_queue_privilege(*dead_letter, QueuePrivilege::kPush,
                              [&] { queue_owner_for(*dead_letter, ACL_INSERT, {}); });
-        dead_letter_receiver(queue, *dead_letter);  // its copies will be allowed
-    }
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
-    SPIPlanPtr plan = cached_plan(
-        "", "queue_set_dead_letter",
-        [] {
-            return std::string("UPDATE fetchq.queues SET dead_letter_queue = $2 WHERE name = $1");
-        },
-        {TEXTOID, TEXTOID});
-    Datum values[2] = {to_text(queue), dead_letter ? to_text(*dead_letter) : (Datum)0};
-    const char nulls[2] = {' ', dead_letter ? ' ' : 'n'};
-    const uint64_t n = spi_execute(plan, values, nulls, false);
-    if (n == 0) throw_queue_missing(queue);
     leave_queue(scope);
+    if (dead_letter) dead_letter_receiver(queue, *dead_letter, caller, true);
+    SPIPlanPtr plan =
+        cached_plan("", "queue_set_dead_letter",
+                    [] {
+                        return std::string(
+                            "UPDATE fetchq.queues SET dead_letter_queue = $2,"
+                            " dead_letter_set_by = $3::pg_catalog.regrole WHERE name = $1");
+                    },
+                    {TEXTOID, TEXTOID, OIDOID});
+    Datum values[3] = {to_text(queue), dead_letter ? to_text(*dead_letter) : (Datum)0,
+                       ObjectIdGetDatum(caller)};
+    const char nulls[3] = {' ', dead_letter ? ' ' : 'n', dead_letter ? ' ' : 'n'};
+    uint64_t n = 0;
+    // As the catalog's owner, whom the trigger below lets record the caller
+    // (the queue's owner, as whom a role with manage acts, may not have the
+    // caller's privileges).
+    as_catalog_owner([&] { n = spi_execute(plan, values, nulls, false); });
+    if (n == 0) throw_queue_missing(queue);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
+// queues_dead_letter_set_by(): BEFORE INSERT OR UPDATE OF dead_letter_queue,
+// dead_letter_set_by row trigger of fetchq.queues. Each copy a dead-letter
+// queue receives is checked against the rights of dead_letter_set_by, so a
+// plain write of the row (row security lets a role write only the rows of
+// queues whose owner's privileges it has) must not record a role with more
+// rights than the writer:
+// - no dead-letter queue: no setter;
+// - the extension's owner (queue_set_dead_letter, after its checks) and the
+//   roles with its privileges (a superuser's restore) write what they write;
+// - a write that names the setter may name NULL (the queue's owner stands
+//   for it) or a role whose privileges the writer has, nobody else (42501);
+// - a write that changes the dead-letter queue and names no setter records
+//   the writer.
+Datum queues_dead_letter_set_by(FunctionCallInfo fcinfo) {
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "this function is a trigger function", {},
+                          "The extension attaches it to fetchq.queues.");
+    auto* td = reinterpret_cast<TriggerData*>(fcinfo->context);
+    if (!TRIGGER_FIRED_BEFORE(td->tg_event) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+        TRIGGER_FIRED_BY_DELETE(td->tg_event) || TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "queues_dead_letter_set_by() must fire BEFORE INSERT OR UPDATE FOR "
+                          "EACH ROW",
+                          {}, "The extension attaches it to fetchq.queues.");
+    enum class Setter { kKeep, kClear, kWriter, kRefuse };
+    struct Written {
+        Setter setter = Setter::kKeep;
+        Oid named = InvalidOid;
+        const char* queue = nullptr;
+        HeapTuple tuple = nullptr;
+    } w;
+    pg_call([&] {
+        const bool update = TRIGGER_FIRED_BY_UPDATE(td->tg_event);
+        HeapTuple row = update ? td->tg_newtuple : td->tg_trigtuple;
+        HeapTuple old = update ? td->tg_trigtuple : nullptr;
+        Relation rel = td->tg_relation;
+        TupleDesc desc = RelationGetDescr(rel);
+        const int name_att = SPI_fnumber(desc, "name");
+        const int dlq_att = SPI_fnumber(desc, "dead_letter_queue");
+        const int by_att = SPI_fnumber(desc, "dead_letter_set_by");
+        w.tuple = row;
+        if (name_att <= 0 || dlq_att <= 0 || by_att <= 0) return;
+        bool null = false;
+        const Datum name = heap_getattr(row, name_att, desc, &null);
+        w.queue = null ? "?" : TextDatumGetCString(name);
+        bool dlq_null = false, by_null = false;
+        const Datum dlq = heap_getattr(row, dlq_att, desc, &dlq_null);
+        const Datum by = heap_getattr(row, by_att, desc, &by_null);
+        const Oid writer = GetUserId();
+        bool old_dlq_null = true, old_by_null = true;
+        Datum old_dlq = 0, old_by = 0;
+        if (old) {
+            old_dlq = heap_getattr(old, dlq_att, desc, &old_dlq_null);
+            old_by = heap_getattr(old, by_att, desc, &old_by_null);
+        }
+        const bool names_setter = !old || old_by_null != by_null ||
+                                  (!by_null && DatumGetObjectId(old_by) != DatumGetObjectId(by));
+        const bool same_queue = !old_dlq_null && !dlq_null &&
+                                strcmp(TextDatumGetCString(old_dlq), TextDatumGetCString(dlq)) == 0;
+        Setter setter = Setter::kKeep;
+        if (dlq_null)
+            setter = by_null ? Setter::kKeep : Setter::kClear;
+        else if (has_privs_of_role(writer, rel->rd_rel->relowner))
+            setter = Setter::kKeep;
+        else if (names_setter)
+            setter = by_null || has_privs_of_role(writer, DatumGetObjectId(by)) ? Setter::kKeep
+                                                                                : Setter::kRefuse;
+        else
+            setter = same_queue ? Setter::kKeep : Setter::kWriter;
+        w.setter = setter;
+        w.named = by_null ? InvalidOid : DatumGetObjectId(by);
+        if (setter == Setter::kClear || setter == Setter::kWriter) {
+            Datum value = ObjectIdGetDatum(writer);
+            bool isnull = setter == Setter::kClear;
+            int col = by_att;
+            w.tuple = heap_modify_tuple_by_cols(row, desc, 1, &col, &value, &isnull);
+        }
+    });
+    if (w.setter == Setter::kRefuse) {
+        const char* role = pg_call([&] { return GetUserNameFromId(w.named, true); });
+        const std::string named = role ? role : "with OID " + std::to_string(w.named);
+        throw core::Error(
+            core::sqlstate::kInsufficientPrivilege,
+            "permission denied to record role \"" + named +
+                "\" as the setter of the dead-letter queue of queue \"" + std::string(w.queue) +
+                "\"",
+            "Each copy into a dead-letter queue is checked against the rights of the role that "
+            "set it; only a role with the privileges of role \"" +
+                named + "\" may name it.",
+            "Leave dead_letter_set_by out (a change of dead_letter_queue records the role that "
+            "makes it), or call fetchq.queue_set_dead_letter().");
+    }
+    return PointerGetDatum(w.tuple);
 }
 
 // queue_set_retry_policy(queue, delay [, factor, max_delay, jitter]) ->
@@ -275,6 +382,7 @@ FETCHQ_SQL_FUNCTION(fetchq_queue_set_retention, fetchq::sql_api::queue_set_reten
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_retry_policy, fetchq::sql_api::queue_set_retry_policy)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_dead_letter, fetchq::sql_api::queue_set_dead_letter)
 FETCHQ_SQL_FUNCTION(fetchq_queues_changed, fetchq::sql_api::queues_changed)
+FETCHQ_SQL_FUNCTION(fetchq_queues_dead_letter_set_by, fetchq::sql_api::queues_dead_letter_set_by)
 FETCHQ_SQL_FUNCTION(fetchq_queue_create_indexes, fetchq::sql_api::queue_create_indexes)
 FETCHQ_SQL_FUNCTION(fetchq_queue_drop_indexes, fetchq::sql_api::queue_drop_indexes)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_max_attempts, fetchq::sql_api::queue_set_max_attempts)

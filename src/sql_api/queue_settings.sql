@@ -29,7 +29,7 @@ CREATE FUNCTION fetchq.queue_set_retention(queue VARCHAR, completed INTERVAL,
 AS 'MODULE_PATHNAME', 'fetchq_queue_set_retention' LANGUAGE C VOLATILE;
 
 -- fetchq: the queue that receives a copy of every document this one kills
--- (NULL: none).
+-- (NULL: none); records the caller in dead_letter_set_by.
 CREATE FUNCTION fetchq.queue_set_dead_letter(queue VARCHAR, dead_letter_queue VARCHAR,
     OUT affected_rows INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_queue_set_dead_letter' LANGUAGE C VOLATILE;
@@ -49,3 +49,13 @@ AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;
 
 CREATE TRIGGER fetchq_queues_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
     ON fetchq.queues FOR EACH STATEMENT EXECUTE FUNCTION fetchq.queues_changed();
+
+-- Keeps fetchq.queues.dead_letter_set_by truthful under plain writes of the
+-- row: a role may record there only itself or a role whose privileges it
+-- has; a change of dead_letter_queue that names nobody records the writer.
+CREATE FUNCTION fetchq.queues_dead_letter_set_by() RETURNS trigger
+AS 'MODULE_PATHNAME', 'fetchq_queues_dead_letter_set_by' LANGUAGE C;
+
+CREATE TRIGGER fetchq_queues_dead_letter_set_by
+    BEFORE INSERT OR UPDATE OF dead_letter_queue, dead_letter_set_by ON fetchq.queues
+    FOR EACH ROW EXECUTE FUNCTION fetchq.queues_dead_letter_set_by();

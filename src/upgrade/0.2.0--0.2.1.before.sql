@@ -6,3 +6,8 @@
 -- wrote): stream_drop deletes the keys itself, after waiting for the appends
 -- under way on a lock of the stream.
 ALTER TABLE fetchq.stream_keys DROP CONSTRAINT stream_keys_stream_id_fkey;
+
+-- Who set a queue's dead-letter queue: each copy into it is checked against
+-- that role's rights. Rows set under 0.2.0 get NULL, which stands for the
+-- queue's owner.
+ALTER TABLE fetchq.queues ADD COLUMN dead_letter_set_by REGROLE;
