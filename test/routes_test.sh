@@ -138,6 +138,11 @@ check_has "... naming the cycle, found at commit" "$out" \
 check "... and only the first committed" \
     "$(q "SELECT string_agg(source || '>' || destination, ',' ORDER BY id) FROM fetchq.routes WHERE 'rt_w' IN (source, destination)")" "rt_w>rt_s1"
 q "SELECT fetchq.route_drop('rt_w', 'rt_s1')" >/dev/null
+out=$(err "SET fetchq.fault_injection = 'routes_pre_commit'; SELECT fetchq.route_create('rt_w', 'rt_s1')")
+check_has "the check at commit runs for a route_create" "$out" "fault injected at routes_pre_commit"
+check "... and when it fails, the route is not committed" "$(q "SELECT count(*) FROM fetchq.routes WHERE source = 'rt_w'")" 0
+check "... while a commit that created no route does not run it" \
+    "$(q "SET fetchq.fault_injection = 'routes_pre_commit'; SELECT fetchq.doc_push('rt_w', 'fi1')")" 1
 check "no refused route was stored" "$(q "SELECT count(*) FROM fetchq.routes WHERE destination IN ('rt_src', 'rt_c') AND source <> 'rt_a' OR source = destination")" 0
 
 echo "# selectors over subject, version, priority"

@@ -191,7 +191,9 @@ void on_xact(XactEvent event, void*) {
     switch (event) {
         case XACT_EVENT_PRE_COMMIT:
         case XACT_EVENT_PRE_PREPARE:
-            callback_entry(ERROR, "routes_pre_commit", check_created_routes);
+            // Every commit comes here: one that created no route does nothing.
+            if (!created_here().empty())
+                callback_entry(ERROR, "routes_pre_commit", check_created_routes);
             break;
         case XACT_EVENT_COMMIT:
         case XACT_EVENT_ABORT:
