@@ -7,6 +7,7 @@
 #include "ops/pick_wake.hpp"
 #include "ops/queue_activity.hpp"
 #include "ops/catalog_cache.hpp"
+#include "ops/routes.hpp"
 #include "ops/settings.hpp"
 #include "ops/shared_state.hpp"
 #include "ops/wake.hpp"
@@ -80,6 +81,9 @@ extern "C" PGDLLEXPORT void _PG_init(void) {
     fetchq::pg::define_fault_injection();
     fetchq::ops::define_settings();
     fetchq::pg::define_fetchq4_quoting();
+    // PostgreSQL calls the transaction callbacks last registered first: the
+    // check of new routes at commit runs after the counters are written.
+    fetchq::ops::routes_register_callbacks();
     fetchq::ops::metrics_register_callbacks();
     fetchq::ops::catalog_generation_register();
     RegisterXactCallback(on_xact, nullptr);

@@ -108,6 +108,41 @@ for selector in '$.a' '$.a ? (@ > 1)' 'select 1' '$.a >' '1; DROP TABLE fetchq.r
 done
 check_has "an existing route is refused" "$(err "SELECT fetchq.route_create('rt_src', 'rt_a')")" "42710: .*already exists"
 check_has "a missing queue is refused" "$(err "SELECT fetchq.route_create('rt_src', 'rt_nope')")" 'queue "rt_nope" does not exist'
+q "SELECT fetchq.queue_create('rt_s1'); SELECT fetchq.queue_create('rt_s2')" >/dev/null
+out=$(err "SELECT fetchq.route_create('rt_s1', 'rt_s2'), fetchq.route_create('rt_s2', 'rt_s1')")
+check_has "the two halves of a cycle in one statement: refused (at the latest when it commits)" "$out" \
+    '22023: a route from queue "rt_s[12]" to queue "rt_s[12]" would close a cycle'
+check "... and neither is stored" "$(q "SELECT count(*) FROM fetchq.routes WHERE source IN ('rt_s1', 'rt_s2')")" 0
+out=$(err "BEGIN; SELECT fetchq.route_create('rt_s1', 'rt_s2'); SELECT fetchq.route_create('rt_s2', 'rt_s1'); COMMIT")
+check_has "... and in two statements of one transaction, at once" "$out" "22023: .*would close a cycle"
+check "... neither stored" "$(q "SELECT count(*) FROM fetchq.routes WHERE source IN ('rt_s1', 'rt_s2')")" 0
+out=$(q "BEGIN; SAVEPOINT s; SELECT fetchq.route_create('rt_s2', 'rt_s1') > 0; ROLLBACK TO s;
+         SELECT fetchq.route_create('rt_s1', 'rt_s2') > 0; COMMIT" | paste -sd' ')
+check "a route whose creation a savepoint rolled back closes no cycle at commit" "$out" "t t"
+check "... the other is committed" \
+    "$(q "SELECT string_agg(source || '>' || destination, ',') FROM fetchq.routes WHERE source IN ('rt_s1', 'rt_s2')")" "rt_s1>rt_s2"
+q "SELECT fetchq.queue_create('rt_w')" >/dev/null
+out=$(psql -X -q -At -d "$db" 2>&1 <<SQL
+\set VERBOSITY verbose
+BEGIN;
+SELECT fetchq.route_create('rt_s2', 'rt_w') > 0;
+\! psql -X -q -At -d "$db" -c "SELECT fetchq.route_create('rt_w', 'rt_s1') > 0 AS other_session"
+COMMIT;
+SQL
+)
+check "two open transactions closing a cycle: both routes are created" "$(grep -c '^t$' <<<"$out")" 2
+check_has "... the one that commits second fails with 22023" "$out" \
+    '22023: a route from queue "rt_s2" to queue "rt_w" would close a cycle'
+check_has "... naming the cycle, found at commit" "$out" \
+    "The cycle would be rt_s2 -> rt_w -> rt_s1 -> rt_s2. It was found when the transaction"
+check "... and only the first committed" \
+    "$(q "SELECT string_agg(source || '>' || destination, ',' ORDER BY id) FROM fetchq.routes WHERE 'rt_w' IN (source, destination)")" "rt_w>rt_s1"
+q "SELECT fetchq.route_drop('rt_w', 'rt_s1')" >/dev/null
+out=$(err "SET fetchq.fault_injection = 'routes_pre_commit'; SELECT fetchq.route_create('rt_w', 'rt_s1')")
+check_has "the check at commit runs for a route_create" "$out" "fault injected at routes_pre_commit"
+check "... and when it fails, the route is not committed" "$(q "SELECT count(*) FROM fetchq.routes WHERE source = 'rt_w'")" 0
+check "... while a commit that created no route does not run it" \
+    "$(q "SET fetchq.fault_injection = 'routes_pre_commit'; SELECT fetchq.doc_push('rt_w', 'fi1')")" 1
 check "no refused route was stored" "$(q "SELECT count(*) FROM fetchq.routes WHERE destination IN ('rt_src', 'rt_c') AND source <> 'rt_a' OR source = destination")" 0
 
 echo "# selectors over subject, version, priority"
@@ -167,6 +202,34 @@ wait_for "the scheduler drops the queue of the ended session" 30 \
     "SELECT count(*) FROM fetchq.queues WHERE name = '$temp'" 0
 check "... and its route: the next push counts one subscription less" "$(q "SELECT fetchq.doc_push('rt_news', 'n8')")" 1
 check "... no route or subscription row names it" "$(named_anywhere "$temp")" 0
+
+echo "# a route creation left open holds up nobody: the scheduler drops a temporary queue meanwhile"
+q "SELECT fetchq.queue_create('rt_open_a'); SELECT fetchq.queue_create('rt_open_b')" >/dev/null
+psql -X -q -At -d "$db" -c "SELECT fetchq.subscribe_temporary('rt_news')" -c "SELECT pg_sleep(300) /* rt_temp2 */" \
+    >/dev/null 2>&1 &
+sleeper=$!
+wait_for "a temporary subscription" 20 \
+    "SELECT count(*) FROM fetchq.subscriptions WHERE topic = 'rt_news' AND temporary" 1
+temp=$(q "SELECT queue FROM fetchq.subscriptions WHERE topic = 'rt_news' AND temporary")
+psql -X -q -At -d "$db" -c "BEGIN" -c "SELECT fetchq.route_create('rt_open_a', 'rt_open_b')" \
+    -c "SELECT pg_sleep(300) /* rt_open */" >/dev/null 2>&1 &
+opener=$!
+wait_for "another session created a route and keeps its transaction open" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%rt_open */' AND xact_start IS NOT NULL AND backend_xid IS NOT NULL" 1
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%rt_temp2 */'" >/dev/null
+wait "$sleeper" 2>/dev/null || true
+wait_for "the scheduler drops the ended session's temporary queue meanwhile" 30 \
+    "SELECT count(*) FROM fetchq.queues WHERE name = '$temp'" 0
+check "... while the route creation is still open" \
+    "$(q "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%rt_open */' AND state = 'active'")" 1
+check "... which holds no lock on fetchq.routes stronger than an insert's" \
+    "$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+          WHERE a.query LIKE '%rt_open */' AND l.relation = 'fetchq.routes'::regclass
+            AND l.mode NOT IN ('AccessShareLock', 'RowExclusiveLock')")" 0
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%rt_open */'" >/dev/null
+wait "$opener" 2>/dev/null || true
+check "... and whose route, never committed, is not there" \
+    "$(q "SELECT count(*) FROM fetchq.routes WHERE source = 'rt_open_a'")" 0
 
 echo "# the cache follows other sessions, and plain DML"
 q "SELECT fetchq.queue_create('rt_k1')" >/dev/null

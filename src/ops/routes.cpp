@@ -1,5 +1,7 @@
 #include "ops/routes.hpp"
 
+#include <vector>
+
 #include "core/error.hpp"
 #include "ops/queue_access.hpp"
 #include "ops/queue_lifecycle.hpp"
@@ -10,6 +12,7 @@
 #include "pg/as_user.hpp"
 
 extern "C" {
+#include "storage/lock.h"
 #include "utils/acl.h"
 }
 
@@ -35,12 +38,17 @@ std::string route_name(const std::string& source, const std::string& destination
 }
 
 [[noreturn]] void refuse_cycle(const std::string& source, const std::string& destination,
-                               const std::string& cycle) {
-    throw core::Error(core::sqlstate::kInvalidParameterValue,
-                      "a " + route_name(source, destination) + " would close a cycle",
-                      "The cycle would be " + cycle + ".",
-                      "A document must never come back to a queue it came through: route to "
-                      "another queue, or drop a route of the cycle with fetchq.route_drop().");
+                               const std::string& cycle, bool at_commit = false) {
+    throw core::Error(
+        core::sqlstate::kInvalidParameterValue,
+        "a " + route_name(source, destination) + " would close a cycle",
+        "The cycle would be " + cycle + "." +
+            (at_commit ? " It was found when the transaction that created the route committed: "
+                         "a route of the cycle was created after this one was checked (by a "
+                         "transaction that committed first, or by this one)."
+                       : ""),
+        "A document must never come back to a queue it came through: route to "
+        "another queue, or drop a route of the cycle with fetchq.route_drop().");
 }
 
 // Whether the queue is registered, seeing what this very call did before
@@ -92,8 +100,9 @@ std::string cycle_through(const std::string& source, const std::string& destinat
         },
         {TEXTOID, TEXTOID});
     Datum values[2] = {to_text(destination), to_text(source)};
-    // The latest routes, not the transaction's snapshot (taken, under
-    // REPEATABLE READ, before the lock was granted).
+    // The latest routes, not the transaction's snapshot: under REPEATABLE
+    // READ that snapshot misses the routes committed since, which the check
+    // at commit must see.
     if (spi_execute_latest(plan, values, nullptr, 1) == 0) return {};
     return source + " -> " + spi_text(0, 1);
 }
@@ -118,6 +127,85 @@ int64_t insert_route(const std::string& source, const std::string& destination, 
 
 bool is_topic(const std::string& queue) { return routes_from(queue)->is_topic; }
 
+// The routes this transaction created, checked again when it commits.
+std::vector<int64_t>& created_here() {
+    static std::vector<int64_t> ids;
+    return ids;
+}
+
+// 73, in the advisory space with a class of fetchq's own (LOCKTAG field4:
+// no pg_advisory_lock() meets it): the commits of transactions that created
+// routes take turns on it, each holding it from its check to the end of its
+// commit (a transaction lock is released once the commit is visible).
+constexpr uint16 kRouteCommitClass = 73;
+
+void lock_route_commits() {
+    pg_call([] {
+        LOCKTAG tag;
+        SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 0, 0, kRouteCommitClass);
+        (void)LockAcquire(&tag, ExclusiveLock, false, false);
+    });
+}
+
+// Before the commit (or PREPARE TRANSACTION) of a transaction that created
+// routes: with the lock held, each of them that still exists is checked
+// again on the latest committed routes and this transaction's own. The
+// check at creation could not see routes created since by transactions
+// still open then; whichever of two such transactions commits second sees
+// the other's routes here, and fails if together they close a cycle.
+void check_created_routes() {
+    if (created_here().empty()) return;
+    // Dropped with the extension in this very transaction: nothing to check.
+    const Oid owner = table_owner("fetchq", "routes");
+    if (!OidIsValid(owner)) return;
+    spi_connect();
+    pg_call([] {
+        // The last statement's rows, for the latest snapshot's command id.
+        CommandCounterIncrement();
+        PushActiveSnapshot(GetTransactionSnapshot());
+    });
+    lock_route_commits();
+    SPIPlanPtr find = cached_plan(
+        "", "route_ends",
+        [] {
+            return std::string(
+                "SELECT source::text, destination::text FROM fetchq.routes WHERE id = $1");
+        },
+        {INT8OID});
+    as_user(owner, [&] {
+        for (const int64_t id : created_here()) {
+            Datum arg = Int64GetDatum(id);
+            // Gone: rolled back with a savepoint, or dropped again.
+            if (spi_execute_latest(find, &arg, nullptr, 1) == 0) continue;
+            const std::string source = spi_text(0, 1);
+            const std::string destination = spi_text(0, 2);
+            const std::string cycle = cycle_through(source, destination);
+            if (!cycle.empty()) refuse_cycle(source, destination, cycle, true);
+        }
+    });
+    pg_call([] { PopActiveSnapshot(); });
+    spi_finish();
+}
+
+void on_xact(XactEvent event, void*) {
+    switch (event) {
+        case XACT_EVENT_PRE_COMMIT:
+        case XACT_EVENT_PRE_PREPARE:
+            // Every commit comes here: one that created no route does nothing.
+            if (!created_here().empty())
+                callback_entry(ERROR, "routes_pre_commit", check_created_routes);
+            break;
+        case XACT_EVENT_COMMIT:
+        case XACT_EVENT_ABORT:
+        case XACT_EVENT_PARALLEL_ABORT:
+        case XACT_EVENT_PREPARE:
+            created_here().clear();
+            break;
+        default:
+            break;
+    }
+}
+
 }  // namespace
 
 int64_t create_route(const std::string& source, const std::string& destination,
@@ -127,10 +215,11 @@ int64_t create_route(const std::string& source, const std::string& destination,
     const Datum path = selector ? parse_selector(*selector) : 0;
     const Oid creator = pg_call([] { return GetUserId(); });
     int64_t id = 0;
-    // Route creations take turns, so that two of them never close a cycle
-    // that neither saw; pushes (which only read routes) are not held up.
+    // Checked now against the routes committed so far, and again at commit
+    // (check_created_routes) against those committed since: no lock is held
+    // in between, so an open transaction that created a route holds up no
+    // other route creation, route_drop, queue_drop or push.
     as_user(routes_owner(), [&] {
-        spi_execute_text("LOCK TABLE fetchq.routes IN SHARE ROW EXCLUSIVE MODE");
         const std::string cycle = cycle_through(source, destination);
         if (!cycle.empty()) refuse_cycle(source, destination, cycle);
         id = insert_route(source, destination, path, creator);
@@ -140,8 +229,11 @@ int64_t create_route(const std::string& source, const std::string& destination,
                           "a " + route_name(source, destination) + " already exists", {},
                           "Drop it first with fetchq.route_drop('" + source + "', '" + destination +
                               "') to change its selector.");
+    created_here().push_back(id);
     return id;
 }
+
+void routes_register_callbacks() { RegisterXactCallback(on_xact, nullptr); }
 
 int64_t drop_route(const std::string& source, const std::string& destination) {
     const Oid owner = routes_owner();

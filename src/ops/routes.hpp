@@ -12,9 +12,15 @@ namespace fetchq::ops {
 
 // The new route's id. Raises 42501 unless the caller may read `source` and
 // push into `destination`, 22023 for a bad selector or a cycle (a self-route
-// included), 42710 when the route exists.
+// included), 42710 when the route exists. The cycle is checked again when
+// the transaction commits, against the routes committed since: a commit
+// that would close a cycle fails with 22023 too.
 int64_t create_route(const std::string& source, const std::string& destination,
                      const std::optional<std::string>& selector);
+
+// Registers the check at commit; in _PG_init, before the other transaction
+// callbacks, so that it runs last and holds its lock for the least time.
+void routes_register_callbacks();
 
 // The dropped route's id. Raises 42704 when there is none, 42501 unless the
 // caller has the privileges of its creator or of the owner of either queue.
