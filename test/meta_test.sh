@@ -80,6 +80,9 @@ for ext in sorted(meta.get("provides", {})):
 PY
 )
 if [ -n "$(field provides fetchq file)" ]; then ok "provides fetchq's file"; else fail "provides fetchq's file"; fi
+# pgxnclient's load and unload take an extension whose file does not end in
+# .sql for no PostgreSQL extension, and skip CREATE/DROP EXTENSION.
+check_has "... an SQL file (pgxn load runs CREATE EXTENSION)" "$(field provides fetchq file)" '\.sql$'
 if [ -n "$(field provides fetchq docfile)" ]; then ok "provides fetchq's docfile"; else fail "provides fetchq's docfile"; fi
 while IFS= read -r f; do
     [ -n "$f" ] || continue
