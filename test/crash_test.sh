@@ -42,14 +42,17 @@ q "SELECT was_created FROM fetchq.queue_create('cq')" >/dev/null
 q "SELECT fetchq.doc_push_many('cq', ARRAY(SELECT 'd' || i FROM generate_series(1, 20) i))" >/dev/null
 
 # A consumer picks 3 documents session-bound (1 hour lock) and 3 the
-# ordinary way (3 s lock), commits, and is then killed with SIGKILL.
-psql -X -q -d crash \
+# ordinary way (10 s lock: still held when the test looks, even on a busy
+# machine), commits, and is then killed with SIGKILL.
+PGAPPNAME=crash_consumer psql -X -q -d crash \
     -c "SELECT count(*) FROM fetchq.doc_pick('cq', 0, 3, '1 hour', true)" \
-    -c "SELECT count(*) FROM fetchq.doc_pick('cq', 0, 3, '3s')" \
+    -c "SELECT count(*) FROM fetchq.doc_pick('cq', 0, 3, '10s')" \
     -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
 consumer=$!
+wait_for "consumer picked and sleeps" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'crash_consumer' AND query LIKE '%pg_sleep(60)%'" 1
 wait_for "consumer holds 6 documents" 10 "SELECT count(*) FROM fetchq_data.cq__docs WHERE status = 2" 6
-victim=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
+victim=$(q "SELECT pid FROM pg_stat_activity WHERE application_name = 'crash_consumer'")
 kill -9 "$victim"
 wait "$consumer" 2>/dev/null || true
 
@@ -60,7 +63,7 @@ wait_for "server back after the crash" 5 "SELECT 1" 1
 wait_for "no committed document lost" 5 "SELECT count(*) FROM fetchq_data.cq__docs" 20
 wait_for "session-bound documents back to pending after the crash" 20 \
     "SELECT count(*) FROM fetchq_data.cq__docs WHERE status = 2 AND lock_session IS NOT NULL" 0
-wait_for "expired ordinary locks back to pending" 30 \
+wait_for "expired ordinary locks back to pending" 60 \
     "SELECT count(*) FROM fetchq_data.cq__docs WHERE status = 2" 0
 wait_for "every document pending again, attempts kept" 5 \
     "SELECT count(*) || ':' || sum(attempts) FROM fetchq_data.cq__docs WHERE status = 1" "20:6"

@@ -34,18 +34,20 @@ name_of() {
 exists() { q "SELECT count(*) FROM fetchq.queues WHERE name = '$1'"; }
 alive() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'it_$1'"; }
 
-holder idle "SELECT fetchq.queue_create_temporary(idle_timeout => '2 seconds')"
+# Idle timeouts of a few seconds: the checks made before they pass must not
+# race them on a busy machine.
+holder idle "SELECT fetchq.queue_create_temporary(idle_timeout => '5 seconds')"
 holder busy "SELECT fetchq.queue_create_temporary('6 seconds')"
 holder plain "SELECT fetchq.queue_create_temporary()"
 q "SELECT fetchq.topic_create('it_news')" >/dev/null
-holder sub "SELECT fetchq.subscribe_temporary('it_news', NULL, '2 seconds')"
+holder sub "SELECT fetchq.subscribe_temporary('it_news', NULL, '5 seconds')"
 idle=$(name_of idle)
 busy=$(name_of busy)
 plain=$(name_of plain)
 sub=$(name_of sub)
 check "the idle timeout is registered" \
     "$(q "SELECT string_agg(coalesce(idle_timeout::text, '-'), ',' ORDER BY idle_timeout NULLS LAST) FROM fetchq.temporary_queues WHERE name IN ('$idle', '$busy', '$plain')")" \
-    "00:00:02,00:00:06,-"
+    "00:00:05,00:00:06,-"
 check "a push into the topic reaches the temporary subscription" "$(q "SELECT fetchq.doc_push('it_news', 'n1')")" 1
 
 # The busy queue is used every second for longer than its timeout.

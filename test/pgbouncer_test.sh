@@ -52,7 +52,8 @@ ok "pgbouncer runs in transaction mode"
 q "SELECT fetchq.queue_create('pb_requests')" >/dev/null
 # A client makes a reply queue and leaves.
 kept=$(bq "SELECT fetchq.queue_create_temporary()")
-reply=$(bq "SELECT fetchq.queue_create_temporary(idle_timeout => '3 seconds')")
+# Long enough for the request and reply below on a busy machine.
+reply=$(bq "SELECT fetchq.queue_create_temporary(idle_timeout => '10 seconds')")
 check "a temporary queue made through the pooler outlives its client" \
     "$(q "SELECT count(*) FROM fetchq.queues WHERE name IN ('$kept', '$reply')")" 2
 check "... its session, the pooled server connection, is still alive" \

@@ -162,8 +162,14 @@ per_pick() {
     before=$(index_reads)
     PGOPTIONS="$2" pgbench -n -c 2 -j 2 -t $(($1 / 2)) -f "$work/pick1.sql" \
         "$db" >"$work/pick.log" 2>&1 || fail "pgbench: $(tail -3 "$work/pick.log")"
-    # The backends report their statistics as they exit.
-    sleep 1
+    # The backends report their statistics as they exit, before they leave
+    # pg_stat_activity; pgbench may return before they are gone.
+    local deadline=$((SECONDS + 30))
+    while [ "$(q "SELECT count(*) FROM pg_stat_activity
+                  WHERE datname = current_database() AND application_name = 'pgbench'")" != 0 ] &&
+        [ $SECONDS -lt $deadline ]; do
+        sleep 0.1
+    done
     after=$(index_reads)
     echo $(((after - before) / $1))
 }

@@ -11,7 +11,7 @@ set -euo pipefail
 db=$1
 source "$(dirname "$0")/lib/checks.sh"
 out_dir=$(mktemp -d)
-trap 'rm -rf "$out_dir"' EXIT
+trap 'q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"'"'pw_gate'"'"'" >/dev/null 2>&1 || true; rm -rf "$out_dir"' EXIT
 
 # waiter NAME QUEUE WAIT: a waiting pick in the background, tagged NAME in
 # application_name; its docs go to $out_dir/NAME.
@@ -75,17 +75,27 @@ check "each got one document" "$( (subjects three; subjects four) | sort | paste
 
 echo "# a pick that rolls back wakes the waiters that skipped its documents"
 q "SELECT fetchq.doc_push('pw', 'rolled')" >/dev/null
+# The holder rolls back once the test opens the gate (an advisory lock that
+# another session holds), not after a fixed sleep that a busy machine outruns.
+PGAPPNAME=pw_gate psql -X -q -d "$db" -c "SELECT pg_advisory_lock(2829)" -c "SELECT pg_sleep(300)" \
+    >/dev/null 2>&1 &
+gate=$!
+wait_for "the gate is closed" 10 \
+    "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+     WHERE a.application_name = 'pw_gate' AND l.locktype = 'advisory' AND l.granted" 1
 PGAPPNAME=pw_holder psql -X -q -At -d "$db" <<SQL >/dev/null &
 BEGIN;
 SELECT count(*) FROM fetchq.doc_pick('pw', 0, 1, '1 minute');
-SELECT pg_sleep(3);
+SELECT pg_advisory_xact_lock(2829);
 ROLLBACK;
 SQL
 holder=$!
 wait_for "another session holds the document" 10 \
-    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pw_holder' AND query LIKE '%pg_sleep%'" 1
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pw_holder' AND wait_event = 'advisory'" 1
 waiter seven pw '30 seconds'
 wait_for "a waiter skipped it and sleeps" 10 "$(waiting seven)" 1
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pw_gate'" >/dev/null
+wait "$gate" 2>/dev/null || true
 wait "$holder"
 wait_for "the rollback wakes it: it picks the document" 10 \
     "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pw_seven'" 0

@@ -193,6 +193,7 @@ sleeper=$!
 wait_for "subscribe_temporary subscribes a temporary queue" 20 \
     "SELECT count(*) FROM fetchq.subscriptions WHERE topic = 'rt_news' AND temporary" 1
 temp=$(q "SELECT queue FROM fetchq.subscriptions WHERE topic = 'rt_news' AND temporary")
+wait_for_output /tmp/rt_temp_$$.out 20
 check "... whose name it returned" "$(head -1 /tmp/rt_temp_$$.out)" "$temp"
 check "a push reaches it" "$(q "SELECT fetchq.doc_push('rt_news', 'n7')")" 2
 q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%rt_temp */'" >/dev/null

@@ -172,6 +172,7 @@ CREATE TRIGGER stall BEFORE UPDATE ON fetchq_data.sec_appq__docs
     FOR EACH ROW EXECUTE FUNCTION sec_app.stall();
 SQL
 psql -X -q -d postgres -c "ALTER SYSTEM SET fetchq.task_timeout = '2s'" -c "SELECT pg_reload_conf()" >/dev/null
+wait_applied fetchq.task_timeout 2000
 as sec_app "$db" "SELECT fetchq.doc_push('sec_appq', 'lock', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
 wait_for_in "the scheduler ran the trigger that takes an advisory lock" 20 "$db" \
     "SELECT status FROM fetchq_data.sec_appq__docs WHERE subject = 'lock'" 1

@@ -136,36 +136,42 @@ echo "# claims: leases that end, sessions that die"
 q "SELECT fetchq.stream_create('st_claim')" >/dev/null
 for k in k1 k2 k3; do q "SELECT fetchq.stream_append('st_claim', '$k', '{}')" >/dev/null; done
 q "SELECT fetchq.stream_commit('st_claim', 'g', 'k3', 1)" >/dev/null
-# A consumer session that stays connected for a while after its claim.
-psql -X -q -At -d "$db" -c "SELECT string_agg(key, ',') FROM fetchq.stream_claim('st_claim', 'g', 5, '2 seconds')" \
-    -c "SELECT pg_sleep(20)" >/tmp/streams_test_claim.$$ 2>&1 &
+# A consumer session that stays connected after its claim, until ended below.
+# Its leases last 5 s: the next checks run well within them, even on a busy
+# machine.
+PGAPPNAME=st_consumer psql -X -q -At -d "$db" \
+    -c "SELECT string_agg(key, ',') FROM fetchq.stream_claim('st_claim', 'g', 5, '5 seconds')" \
+    -c "SELECT pg_sleep(300)" >/tmp/streams_test_claim.$$ 2>&1 &
 consumer=$!
 wait_for "a claim leases the keys with unread messages (not k3, all committed)" 10 \
     "SELECT string_agg(key, ',' ORDER BY key) FROM fetchq.stream_leases WHERE group_name = 'g'" "k1,k2"
+wait_for_output /tmp/streams_test_claim.$$ 20
 check "oldest first" "$(head -1 /tmp/streams_test_claim.$$)" "k1,k2"
 check "another session gets none while the consumer's leases hold" \
     "$(q "SELECT count(*) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour')")" 0
-wait_for "a lease that ends frees its key, though its session lives" 10 \
+wait_for "a lease that ends frees its key, though its session lives" 20 \
     "SELECT string_agg(key, ',' ORDER BY key) FROM fetchq.stream_claim('st_claim', 'g', 1, '1 hour')" "k1"
 kill "$consumer" 2>/dev/null || true
 wait "$consumer" 2>/dev/null || true
 rm -f /tmp/streams_test_claim.$$
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()" >/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'st_consumer'" >/dev/null
 check "the session that took k1 for an hour ended: a claim gets k1 and k2" \
     "$(q "SELECT string_agg(key, ',' ORDER BY key) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour')")" "k1,k2"
 # A claimer in a transaction that looked at pg_stat_activity before a consumer
-# connected must still see that consumer's session as alive.
+# connected must still see that consumer's session as alive. The claimer goes
+# on once the consumer claimed (its session runs its next statement), not
+# after a fixed sleep that a busy machine outruns.
 out=$(psql -X -q -At -d "$db" <<SQL 2>&1 || true
 BEGIN;
 SELECT count(*) >= 0 FROM pg_stat_activity;
-\! psql -X -q -At -d "$db" -c "SELECT count(*) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour')" -c "SELECT pg_sleep(6)" >/dev/null 2>&1 &
-\! sleep 2
+\! PGAPPNAME=st_alive psql -X -q -At -d "$db" -c "SELECT count(*) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour')" -c "SELECT pg_sleep(300)" >/dev/null 2>&1 &
+\! i=0; while [ "\$(psql -X -q -At -d "$db" -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'st_alive' AND query LIKE '%pg_sleep%'")" != 1 ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i+1)); done
 SELECT 'claimed ' || count(*) FROM fetchq.stream_claim('st_claim', 'g', 5, '1 hour');
 ROLLBACK;
 SQL
 )
 check "a session that connected during the claimer's transaction is alive" "$(grep claimed <<<"$out")" "claimed 0"
-sleep 5
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'st_alive'" >/dev/null
 check "a zero lease is refused" "$(err "SELECT * FROM fetchq.stream_claim('st_claim', 'g', 1, '0 seconds')")" \
     "22023 argument lease must be longer than zero"
 

@@ -89,6 +89,7 @@ check "the round that promoted it was not logged at the default fetchq.log_level
     "$(count "$fail_mark" "$round_line")" 0
 psql -X -q -d postgres -c "ALTER SYSTEM SET fetchq.log_level = 'log'" \
     -c "SELECT pg_reload_conf()" >/dev/null
+wait_applied fetchq.log_level log
 round_mark=$(mark)
 q "SELECT fetchq.doc_push('wl', 'due2', 0, 0, clock_timestamp() + interval '1 second', '{}')" >/dev/null
 wait_for_log "with fetchq.log_level = log, the round is logged" 20 "$round_mark" "LOG:  $round_line"

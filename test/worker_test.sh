@@ -111,7 +111,13 @@ wait_for "restarted scheduler promotes" 15 "SELECT status FROM fetchq_data.wk__d
 # fetchq.enabled = off stops the work; on again resumes it (SIGHUP reload).
 q "ALTER SYSTEM SET fetchq.enabled = off"
 q "SELECT pg_reload_conf()" >/dev/null
-sleep 1
+# Not a fixed sleep, which a busy machine outruns: the postmaster re-read the
+# file (a new session shows off; it signals every process before it accepts
+# the next session), then the scheduler is seen asleep on its latch, from
+# which the first thing it does is to apply the file, before any round.
+wait_for "the server read fetchq.enabled = off" 30 "SELECT setting FROM pg_settings WHERE name = 'fetchq.enabled'" off
+wait_for "the scheduler sleeps between rounds" 30 \
+    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler' AND datname = current_database() AND wait_event_type = 'Extension'" 1
 q "SELECT fetchq.doc_push('wk', 'planned3', 0, 0, clock_timestamp() + interval '500 milliseconds', '{}')" >/dev/null
 sleep 2
 got=$(q "SELECT status FROM fetchq_data.wk__docs WHERE subject = 'planned3'")

@@ -38,3 +38,27 @@ wait_for_in() {
     fail "$what (wanted '$want', got '$got' after ${secs}s)"
 }
 wait_for() { wait_for_in "$1" "$2" "$db" "$3" "$4"; }
+
+# wait_applied SETTING VALUE: after ALTER SYSTEM SET SETTING (the last one
+# changed) and pg_reload_conf(), waits until $db's scheduler is bound to use
+# the new configuration for whatever it does next. First the postmaster
+# re-read the file: a new session shows VALUE (pg_settings.setting, in the
+# setting's base unit); it signals every process before it accepts the next
+# session. In that one, the scheduler is seen asleep on its latch (wait event
+# Extension): from there, the first thing it does is to apply the file.
+# A fixed sleep instead would be outrun by a busy machine.
+wait_applied() {
+    wait_for "the server read the new configuration ($1 = $2)" 30 \
+        "SELECT setting FROM pg_settings WHERE name = '$1'" "$2"
+    wait_for "the scheduler sleeps between rounds" 30 \
+        "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler'
+           AND datname = current_database() AND wait_event_type = 'Extension'" 1
+}
+
+# wait_for_output FILE SECONDS: waits until FILE, where a background session
+# prints, holds a line. Its statement's effects can be seen by others before
+# its client printed the result.
+wait_for_output() {
+    local deadline=$((SECONDS + $2))
+    while ! grep -q . "$1" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+}
