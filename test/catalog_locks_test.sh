@@ -255,6 +255,10 @@ check "cl_app creates a temporary queue" \
 wait_for "the temporary queues are dropped when their sessions end" 30 \
     "SELECT count(*) FROM fetchq.temporary_queues" 0
 check "cl_app runs mnt on its queue" "$(as cl_app "SELECT processed >= 0 FROM fetchq.mnt()")" t
+check "... whose snapshot job wrote the queue's metrics" \
+    "$(q "SELECT count(*) > 0 FROM fetchq_data.cl_appq__metrics")" t
+check "... and rescheduled its jobs" \
+    "$(q "SELECT count(*) FROM fetchq.jobs WHERE queue = 'cl_appq' AND iterations > 0")" 4
 check "cl_app's mnt left the global job alone" \
     "$(q "SELECT attempts FROM fetchq.jobs WHERE queue = '*'")" 0
 
