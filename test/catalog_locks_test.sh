@@ -259,8 +259,18 @@ check "... whose snapshot job wrote the queue's metrics" \
     "$(q "SELECT count(*) > 0 FROM fetchq_data.cl_appq__metrics")" t
 check "... and rescheduled its jobs" \
     "$(q "SELECT count(*) FROM fetchq.jobs WHERE queue = 'cl_appq' AND iterations > 0")" 4
-check "cl_app's mnt left the global job alone" \
-    "$(q "SELECT attempts FROM fetchq.jobs WHERE queue = '*'")" 0
+# The jobs are written by fetchq, for the rows the caller's own queues have.
+sts_id=$(q "SELECT id FROM fetchq.jobs WHERE queue = 'cl_appq' AND task = 'sts'")
+check "cl_victim cannot reschedule a job of cl_app's queue" \
+    "$(as cl_victim "SELECT fetchq.mnt_job_reschedule($sts_id, '10 days')")" f
+check "... which is unchanged" \
+    "$(q "SELECT next_iteration < now() + interval '1 day' FROM fetchq.jobs WHERE id = $sts_id")" t
+check "cl_app reschedules it" "$(as cl_app "SELECT fetchq.mnt_job_reschedule($sts_id, '10 days')")" t
+q "UPDATE fetchq.jobs SET next_iteration = now() - interval '1 hour' WHERE queue IN ('*', 'cl_victimq')" >/dev/null
+check "cl_app picks neither the global jobs nor cl_victim's" \
+    "$(as cl_app "SELECT count(*) FROM fetchq.mnt_job_pick('1 minute', 100) WHERE queue IN ('*', 'cl_victimq')")" 0
+check "... which a superuser picks" \
+    "$(q "SELECT count(*) > 0 FROM fetchq.mnt_job_pick('1 minute', 100) WHERE queue = 'cl_victimq'")" t
 
 # The scheduler maintains cl_app's queue as cl_app: promotion of a due
 # document, and the kill of a pick whose lock expired (max_attempts 1).
