@@ -346,20 +346,7 @@ bool counter_set_column(const std::string& queue, std::size_t index, int64_t val
     return !had_value && !had_pending;
 }
 
-}  // namespace
-
-namespace {
-bool counter_set_rows(const std::string& queue, const std::string& metric, int64_t value);
-}  // namespace
-
-bool counter_set(const std::string& queue, const std::string& metric, int64_t value) {
-    bool created = false;
-    as_catalog_owner([&] { created = counter_set_rows(queue, metric, value); });
-    return created;
-}
-
-namespace {
-
+// counter_set, as the catalog's owner.
 bool counter_set_rows(const std::string& queue, const std::string& metric, int64_t value) {
     if (const std::optional<std::size_t> index = core::counter_column(metric))
         return counter_set_column(queue, *index, value);
@@ -397,6 +384,12 @@ bool counter_set_rows(const std::string& queue, const std::string& metric, int64
 }
 
 }  // namespace
+
+bool counter_set(const std::string& queue, const std::string& metric, int64_t value) {
+    bool created = false;
+    as_catalog_owner([&] { created = counter_set_rows(queue, metric, value); });
+    return created;
+}
 
 int32_t counter_int(const std::string& queue, const std::string& metric, int64_t value) {
     if (value >= std::numeric_limits<int32_t>::min() &&
