@@ -6,6 +6,8 @@
 #   cl_app:      the documented application grants, plus CREATE on schema
 #                fetchq_data (it creates and owns queues of its own);
 #   cl_streamer: the application grants and the documented streams block;
+#   cl_node:     the application grants and the documented column grants of
+#                a Fetchq 4 Node.js client (is_active, jobs' settings);
 #   cl_granted:  USAGE on the two schemas and a queue grant, nothing else;
 #   cl_victim:   the documented application grants, pushing into a queue of
 #                its own and into cl_app's.
@@ -25,7 +27,7 @@ source "$here/test/lib/checks.sh"
 as() {
     psql -X -q -At -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -U "$1" -d "$db" -c "$2" 2>&1 || true
 }
-roles="cl_app cl_streamer cl_granted cl_victim"
+roles="cl_app cl_streamer cl_node cl_granted cl_victim"
 holder_pid=
 cleanup() {
     [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null || true
@@ -49,6 +51,7 @@ block() {
 }
 app_grants=$(block 1 "GRANT USAGE ON SCHEMA fetchq, fetchq_data TO app")
 stream_grants=$(block 1 "stream_messages")
+node_grants=$(block 1 "is_active")
 [ -n "$app_grants" ] || fail "docs/install.md section 5 has the application grants"
 echo "documented application grants:"
 sed 's/^/    /' <<<"$app_grants"
@@ -56,6 +59,12 @@ grant_to() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" <<<"${1//TO app/TO $2}" >/de
 grant_to "$app_grants" cl_app
 grant_to "$app_grants" cl_victim
 grant_to "$app_grants" cl_streamer
+grant_to "$app_grants" cl_node
+if [ -n "$node_grants" ]; then
+    echo "documented grants of a Fetchq 4 Node.js client:"
+    sed 's/^/    /' <<<"$node_grants"
+    grant_to "$node_grants" cl_node
+fi
 if [ -n "$stream_grants" ]; then
     echo "documented streams grants:"
     sed 's/^/    /' <<<"$stream_grants"
@@ -63,7 +72,7 @@ if [ -n "$stream_grants" ]; then
 else
     echo "docs/install.md has no streams block: cl_streamer has the application grants only"
 fi
-q "GRANT CREATE ON SCHEMA fetchq_data TO cl_app, cl_victim, cl_streamer;
+q "GRANT CREATE ON SCHEMA fetchq_data TO cl_app, cl_victim, cl_streamer, cl_node;
    GRANT USAGE ON SCHEMA fetchq, fetchq_data TO cl_granted" >/dev/null
 
 # Queues: cl_app's (granted to cl_granted), cl_victim's, the superuser's.
@@ -109,7 +118,7 @@ selectable() {
        WHERE relnamespace = 'fetchq'::regnamespace AND relkind IN ('r', 'p')
          AND has_table_privilege('$1', oid, 'SELECT') $2"
 }
-for role in cl_app cl_granted cl_streamer; do
+for role in cl_app cl_granted cl_streamer cl_node; do
     out=$(as "$role" "SELECT tbl, mode, outcome FROM cl_locks.try()")
     check "$role: $tables tables x 8 modes tried" "$(grep -c '|' <<<"$out")" $((tables * 8))
     check "$role: nothing but 42501 or granted" "$(grep -Ev '\|(42501|granted)$' <<<"$out" || true)" ""
@@ -140,6 +149,19 @@ check "cl_streamer may write no stream catalog (streams, stream_groups)" \
             unnest(ARRAY['INSERT','UPDATE','DELETE','TRUNCATE','REFERENCES','TRIGGER']) p
           WHERE relnamespace = 'fetchq'::regnamespace AND relname IN ('streams', 'stream_groups')
             AND has_table_privilege('cl_streamer', c.oid, p)")" ""
+
+# A Fetchq 4 client's columns: its own queues' rows only, and no lock.
+check "cl_node creates a queue" "$(as cl_node "SELECT was_created FROM fetchq.queue_create('cl_nodeq')")" t
+check "cl_node switches its queue off as the Node client does" \
+    "$(as cl_node "UPDATE fetchq.queues SET is_active = false WHERE name = 'cl_nodeq' RETURNING name")" cl_nodeq
+check "cl_node sets its jobs' settings as the Node client does" \
+    "$(as cl_node "UPDATE fetchq.jobs SET settings = '{\"delay\": \"1m\"}' WHERE queue = 'cl_nodeq' AND task = 'drp' RETURNING task")" drp
+check "cl_node cannot switch off another role's queue (row security)" \
+    "$(as cl_node "UPDATE fetchq.queues SET is_active = false WHERE name = 'cl_appq' RETURNING name")" ""
+check_has "cl_node writes no other column" \
+    "$(as cl_node "UPDATE fetchq.queues SET max_attempts = 1 WHERE name = 'cl_nodeq'")" "ERROR:  42501"
+check_has "... and cannot lock fetchq.queues beyond ACCESS SHARE" \
+    "$(as cl_node "BEGIN; LOCK TABLE fetchq.queues IN ROW SHARE MODE; COMMIT")" "ERROR:  42501"
 
 # The attack: the strongest lock each table allows is refused...
 for t in queue_grants routes queues counters; do
