@@ -42,8 +42,7 @@ def setup(backlog):
     psql("postgres", f"CREATE DATABASE {DB};")
     psql(DB, f"""CREATE EXTENSION fetchq;
         GRANT USAGE ON SCHEMA fetchq, fetchq_data TO {OWNER}, {GRANTED};
-        GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq TO {OWNER};
-        GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq TO {OWNER};
+        GRANT SELECT ON fetchq.queues, fetchq.metrics TO {OWNER};
         GRANT CREATE ON SCHEMA fetchq_data TO {OWNER};
         SET ROLE {OWNER};
         SELECT fetchq.queue_create('pq');

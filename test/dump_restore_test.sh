@@ -61,8 +61,9 @@ psql -X -q -v ON_ERROR_STOP=1 -d dr_src >/dev/null <<'SQL'
 GRANT USAGE, CREATE ON SCHEMA fetchq_data TO dr_app;
 GRANT USAGE ON SCHEMA fetchq TO dr_app, dr_web, dr_reader;
 GRANT USAGE ON SCHEMA fetchq_data TO dr_web, dr_reader;
-GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq TO dr_app;
-GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq TO dr_app;
+GRANT SELECT ON fetchq.queues, fetchq.metrics, fetchq.streams, fetchq.stream_groups TO dr_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.stream_keys, fetchq.stream_messages,
+    fetchq.stream_offsets, fetchq.stream_leases TO dr_app;
 GRANT SELECT ON fetchq.stream_lag, fetchq.queues TO dr_reader;
 ALTER DEFAULT PRIVILEGES FOR ROLE dr_app IN SCHEMA fetchq_data GRANT SELECT ON TABLES TO dr_reader;
 

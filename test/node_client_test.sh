@@ -4,7 +4,8 @@
 # scheduler promotes planned and rescheduled documents. The client pushes,
 # runs its workers (complete, reject, throw, reschedule, kill, drop, pushMany,
 # append, upsert, forward), and the test checks final statuses, attempts,
-# payloads (quotes, backslashes, unicode), log rows and counters.
+# payloads (quotes, backslashes, unicode), log rows and counters; then again
+# as an application role with docs/install.md's grants.
 # See test/node_client/run.js.
 #
 #   PGHOST=... PGPORT=... PGUSER=postgres test/node_client_test.sh DBNAME
@@ -52,9 +53,44 @@ if [ "$version" != 4.1.1 ]; then
     exit 1
 fi
 
+# run_client DB: the client's test in DB, as $PGUSER.
+run_client() {
+    local status=0
+    NODE_PATH=$cache/node_modules timeout -k 5 120 node --no-deprecation "$src/run.js" "$1" || status=$?
+    if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+        echo "FAIL: the Node client test did not finish within 120 s"
+    fi
+    return "$status"
+}
 status=0
-NODE_PATH=$cache/node_modules timeout -k 5 120 node --no-deprecation "$src/run.js" "$db" || status=$?
-if [ "$status" = 124 ] || [ "$status" = 137 ]; then
-    echo "FAIL: the Node client test did not finish within 120 s"
-fi
+run_client "$db" || status=$?
+
+# The same as an application role with the grants docs/install.md documents
+# (section 5: the application block and the Node client's columns, read from
+# the file), CREATE on fetchq_data, and pg_read_all_stats for the test's own
+# look at pg_stat_activity; in a database of its own.
+app_db=${db}_app
+cleanup_app() {
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS \"$app_db\" WITH (FORCE)" \
+        -c "DROP ROLE IF EXISTS nc_app" >/dev/null 2>&1 || true
+}
+trap cleanup_app EXIT
+cleanup_app
+section5=$(awk '/^## 5\./ {on = 1; next} /^## 6\./ {on = 0} on' "$root/docs/install.md")
+block() {
+    awk -v pat="$1" '/^```sql/ {inb = 1; text = ""; next}
+        /^```/ && inb {inb = 0; if (text ~ pat) {printf "%s", text; exit}; next}
+        inb {text = text $0 "\n"}' <<<"$section5"
+}
+grants="$(block "GRANT USAGE ON SCHEMA fetchq, fetchq_data TO app")
+$(block "is_active")"
+psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE ROLE nc_app LOGIN" -c "CREATE DATABASE \"$app_db\"" >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 -d "$app_db" >/dev/null <<SQL
+CREATE EXTENSION fetchq;
+${grants//TO app/TO nc_app}
+GRANT CREATE ON SCHEMA fetchq_data TO nc_app;
+GRANT pg_read_all_stats TO nc_app;
+SQL
+echo "--- as role nc_app, with the documented grants"
+PGUSER=nc_app run_client "$app_db" || status=$?
 exit "$status"

@@ -71,8 +71,9 @@ for role in pv_admin pv_push pv_pick pv_read pv_manage pv_none pv_group pv_membe
     q "GRANT USAGE ON SCHEMA fetchq, fetchq_data TO $role"
 done
 for role in pv_admin pv_legacy; do
-    q "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq, fetchq_data TO $role;
-       GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq, fetchq_data TO $role"
+    q "GRANT SELECT ON fetchq.queues, fetchq.metrics TO $role;
+       GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq_data TO $role;
+       GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq_data TO $role"
 done
 q "GRANT CREATE ON SCHEMA fetchq_data TO pv_admin"
 q "ALTER DEFAULT PRIVILEGES FOR ROLE pv_admin IN SCHEMA fetchq_data
@@ -321,8 +322,9 @@ check "the subscriber's counters are exact" \
 check "a role with manage on the topic and push on the queue subscribes it" \
     "$(as pv_admin "SELECT fetchq.queue_grant('pv_topic', 'pv_manage', 'manage'); SELECT fetchq.queue_grant('pv_sub', 'pv_manage', 'push'); SELECT fetchq.unsubscribe('pv_topic', 'pv_sub')" >/dev/null; refused pv_manage "SELECT fetchq.subscribe('pv_topic', 'pv_sub')")" ran
 q "CREATE ROLE pv_bob LOGIN; GRANT USAGE, CREATE ON SCHEMA fetchq_data TO pv_bob; GRANT USAGE ON SCHEMA fetchq TO pv_bob;
-   GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq, fetchq_data TO pv_bob;
-   GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq, fetchq_data TO pv_bob"
+   GRANT SELECT ON fetchq.queues, fetchq.metrics TO pv_bob;
+   GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq_data TO pv_bob;
+   GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq_data TO pv_bob"
 as pv_bob "SELECT fetchq.queue_create('pv_bobdlq'); SELECT fetchq.queue_grant('pv_bobdlq', 'pv_manage', 'push')" >/dev/null
 check "a dead-letter queue with grants is set by a role that holds push there (not the queue's owner)" \
     "$(refused pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', 'pv_bobdlq')")" ran

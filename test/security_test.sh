@@ -47,8 +47,9 @@ psql -X -q -v ON_ERROR_STOP=1 -d postgres \
 app_setup() {
     psql -X -q -v ON_ERROR_STOP=1 -v dbname="$1" -d "$1" <<'SQL'
 GRANT USAGE ON SCHEMA fetchq, fetchq_data TO sec_app;
-GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq, fetchq_data TO sec_app;
-GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq, fetchq_data TO sec_app;
+GRANT SELECT ON fetchq.queues, fetchq.metrics TO sec_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq_data TO sec_app;
+GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA fetchq_data TO sec_app;
 GRANT CREATE ON SCHEMA fetchq_data TO sec_app;
 CREATE SCHEMA sec_app AUTHORIZATION sec_app;
 GRANT CREATE ON DATABASE :"dbname" TO sec_mallory;
@@ -102,7 +103,18 @@ done
 out=$(as sec_app "$db" "SELECT affected_rows FROM fetchq.queue_set_max_attempts('sec_appq', 3)")
 check "sec_app changes its own queue" "$out" 1
 # Rows for a name that has no tables yet: planted settings and jobs would be
-# taken over by whoever creates that queue later.
+# taken over by whoever creates that queue later. With the documented grants
+# no role writes fetchq's catalog at all...
+for sql in "INSERT INTO fetchq.queues (name, max_attempts, default_ttl) VALUES ('sec_future', 1, '1 second')" \
+    "INSERT INTO fetchq.jobs (task, queue, next_iteration, settings) VALUES ('drp', 'sec_future', 'infinity', '{}')" \
+    "UPDATE fetchq.queues SET max_attempts = 1" "DELETE FROM fetchq.jobs" \
+    "UPDATE fetchq.counters SET cnt = 0" "INSERT INTO fetchq.streams (name, owner) VALUES ('s', 'sec_app')"; do
+    check_has "sec_app cannot: ${sql:0:40}..." "$(as sec_app "$db" "$sql")" "permission denied for table"
+done
+# ... and the row security of fetchq.queues and fetchq.jobs still holds for a
+# role that an administrator gives write privileges on them.
+q "GRANT INSERT, UPDATE, DELETE ON fetchq.queues, fetchq.jobs TO sec_app;
+   GRANT USAGE ON SEQUENCE fetchq.queues_id_seq, fetchq.jobs_id_seq TO sec_app" >/dev/null
 out=$(as sec_app "$db" "INSERT INTO fetchq.queues (name, max_attempts, default_ttl) VALUES ('sec_future', 1, '1 second')")
 check_has "sec_app cannot register a queue it has no tables for" "$out" "row-level security"
 out=$(as sec_app "$db" "INSERT INTO fetchq.jobs (task, queue, next_iteration, settings) VALUES ('drp', 'sec_future', 'infinity', '{}')")
@@ -121,6 +133,8 @@ SQL
 )
 check_has "sec_app cannot rename its temporary queue to a name another role will create" "$out" \
     "row-level security|violates foreign key"
+q "REVOKE INSERT, UPDATE, DELETE ON fetchq.queues, fetchq.jobs FROM sec_app;
+   REVOKE USAGE ON SEQUENCE fetchq.queues_id_seq, fetchq.jobs_id_seq FROM sec_app" >/dev/null
 q "SELECT fetchq.queue_create('sec_future')" >/dev/null
 # A catalog row whose tables were dropped by hand is nobody's any more: no
 # role takes it over; and a superuser is warned about another role's queue.

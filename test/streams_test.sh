@@ -231,9 +231,11 @@ check "a long key" "$(err "SELECT fetchq.stream_append('st_log', repeat('k', 256
     "22001 argument key is longer than 255 bytes"
 check "an empty group" "$(err "SELECT * FROM fetchq.stream_read('st_log', '', 'a')")" \
     "22023 argument group_name must have 1 to 40 characters"
+# st_other: docs/install.md's grants of a role that uses streams.
 q "CREATE ROLE st_other LOGIN; GRANT USAGE ON SCHEMA fetchq TO st_other;
-   GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA fetchq TO st_other;
-   GRANT USAGE ON ALL SEQUENCES IN SCHEMA fetchq TO st_other"
+   GRANT SELECT ON fetchq.queues, fetchq.metrics, fetchq.streams, fetchq.stream_groups TO st_other;
+   GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.stream_keys, fetchq.stream_messages,
+       fetchq.stream_offsets, fetchq.stream_leases TO st_other"
 q "SELECT fetchq.stream_create('st_drop')" >/dev/null
 check "only the owner drops a stream" \
     "$(psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.stream_drop('st_drop')" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p')" \

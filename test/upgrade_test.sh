@@ -79,13 +79,27 @@ export PGHOST=$dir/cluster-$old PGPORT=$port PGUSER=postgres
 local log=$dir/cluster-$old/server.log
 
 # --- databases under the release -------------------------------------------------
-# make_queues DB: the extension and the queues that "up" has under $old and
-# "fresh" under this version, for the catalogs to be compared; among them a
-# queue of a role with the privileges $old's install.md gives an application
-# role that creates queues.
+# make_queues DB GRANTS: the extension and the queues that "up" has under
+# $old and "fresh" under this version, for the catalogs to be compared; among
+# them a queue of a role fq_app with GRANTS on fetchq's catalog: in "up", the
+# privileges $old's install.md gave an application role that creates queues
+# ($old_grants, write privileges included, that the update revokes); in
+# "fresh", what the update leaves of them ($left_grants).
 psql -X -q -d postgres -c "CREATE ROLE fq_app"
+old_grants="GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.queues, fetchq.counters,
+    fetchq.custom_counters, fetchq.metrics_writes, fetchq.jobs TO fq_app;
+GRANT USAGE, SELECT ON SEQUENCE fetchq.queues_id_seq, fetchq.custom_counters_id_seq,
+    fetchq.jobs_id_seq TO fq_app;
+GRANT TRUNCATE ON fetchq.counters TO PUBLIC;"
+# (0.2.0 has streams: a column's privilege goes too.)
+[ "$old" = 0.1.0 ] || old_grants+="
+GRANT UPDATE (owner) ON fetchq.streams TO fq_app;"
+left_grants="GRANT SELECT ON fetchq.queues, fetchq.counters, fetchq.custom_counters,
+    fetchq.metrics_writes, fetchq.jobs TO fq_app;
+GRANT SELECT ON SEQUENCE fetchq.queues_id_seq, fetchq.custom_counters_id_seq,
+    fetchq.jobs_id_seq TO fq_app;"
 make_queues() {
-    psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null <<'SQL'
+    psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null <<SQL
 SET client_min_messages = warning;
 CREATE EXTENSION fetchq;
 SELECT * FROM fetchq.queue_create('q_states');
@@ -94,10 +108,7 @@ SELECT * FROM fetchq.queue_create('q_tmp');
 SELECT * FROM fetchq.queue_enable_notify('q_notify');
 GRANT USAGE ON SCHEMA fetchq, fetchq_data TO fq_app;
 GRANT CREATE ON SCHEMA fetchq_data TO fq_app;
-GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.queues, fetchq.counters, fetchq.custom_counters,
-    fetchq.metrics_writes, fetchq.jobs TO fq_app;
-GRANT USAGE, SELECT ON SEQUENCE fetchq.queues_id_seq, fetchq.custom_counters_id_seq,
-    fetchq.jobs_id_seq TO fq_app;
+$2
 SET ROLE fq_app;
 SELECT * FROM fetchq.queue_create('q_app');
 SQL
@@ -107,7 +118,7 @@ SQL
 # that runs, and a planned document.
 psql -X -q -d postgres -c "CREATE DATABASE up" -c "ALTER DATABASE up SET fetchq.enabled = off" \
     -c "CREATE DATABASE live"
-make_queues up
+make_queues up "$old_grants"
 psql -X -q -v ON_ERROR_STOP=1 -d up >/dev/null <<'SQL'
 SELECT * FROM fetchq.queue_set_max_attempts('q_states', 3);
 SELECT * FROM fetchq.queue_set_logs_retention('q_states', '2 days');
@@ -258,7 +269,7 @@ fi
 
 # The same queues in a fresh install, then both catalogs, diffed.
 psql -X -q -d postgres -c "CREATE DATABASE fresh" -c "ALTER DATABASE fresh SET fetchq.enabled = off"
-make_queues fresh
+make_queues fresh "$left_grants"
 psql -X -q -v ON_ERROR_STOP=1 -d up -f "$here/test/upgrade/catalog.sql" >"$work/catalog-updated.txt"
 psql -X -q -v ON_ERROR_STOP=1 -d fresh -f "$here/test/upgrade/catalog.sql" >"$work/catalog-fresh.txt"
 if diff -u "$work/catalog-fresh.txt" "$work/catalog-updated.txt" >"$work/catalog.diff"; then

@@ -10,7 +10,6 @@ extern "C" {
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "storage/bufmgr.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
@@ -150,21 +149,17 @@ Outcome try_update(Relation rel, Relation index, RowChange* change) {
     return outcome;
 }
 
-// Opens fetchq.counters for the rows of one flush: the caller's privileges
-// are checked, as the UPDATE this replaces would check them, and a
-// publication's demand for a replica identity. index stays NULL when the
-// table is not a plain_keyed_table().
-void open_counters(CounterTable* t, bool check_caller) {
+// Opens fetchq.counters for the rows of one flush, as fetchq's own write:
+// no privilege of the caller is needed (counter_row.hpp); a publication's
+// demand for a replica identity is checked. index stays NULL when the table
+// is not a plain_keyed_table().
+void open_counters(CounterTable* t) {
     // Changes made earlier in this transaction (metric_set) must be seen.
     CommandCounterIncrement();
     t->rel = table_open(RangeVarGetRelid(makeRangeVar(const_cast<char*>("fetchq"),
                                                       const_cast<char*>("counters"), -1),
                                          RowExclusiveLock, false),
                         NoLock);
-    if (check_caller) {
-        const AclResult acl = pg_class_aclcheck(RelationGetRelid(t->rel), GetUserId(), ACL_UPDATE);
-        if (acl != ACLCHECK_OK) aclcheck_error(acl, OBJECT_TABLE, RelationGetRelationName(t->rel));
-    }
     CheckCmdReplicaIdentity(t->rel, CMD_UPDATE);
     t->index = nullptr;
     if (!plain_keyed_table(t->rel, &t->index)) t->index = nullptr;
@@ -191,9 +186,9 @@ std::unordered_map<std::string, KnownRow> g_known_rows;
 
 }  // namespace
 
-CounterTable counter_table_open(bool check_caller) {
+CounterTable counter_table_open() {
     CounterTable t;
-    pg_call([&] { open_counters(&t, check_caller); });
+    pg_call([&] { open_counters(&t); });
     return t;
 }
 

@@ -21,10 +21,10 @@ struct CounterTable {
     Relation rel = nullptr;
     Relation index = nullptr;  // its primary key; NULL: use SQL instead
 };
-// check_caller: raise an error unless the caller may UPDATE the table, as
-// the UPDATE this replaces would; false when every row is written on the
-// caller's behalf (ops/queue_access.hpp).
-CounterTable counter_table_open(bool check_caller);
+// The counters are fetchq's own (no role but the catalog's owner writes
+// them): the caller's privileges on the table are not checked, the calls
+// that made the changes checked the caller's right to change the queues.
+CounterTable counter_table_open();
 void counter_table_close(CounterTable& table);
 
 // Adds `row`'s changes to the row (row.queue, slot) of fetchq.counters and

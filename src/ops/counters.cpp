@@ -11,6 +11,7 @@
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
 #include "ops/counter_row.hpp"
+#include "ops/queue_access.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
@@ -77,32 +78,16 @@ void upsert(const std::vector<core::MetricDelta>& rows, Datum slot) {
     spi_execute(plan, values, nullptr, false);
 }
 
-// Runs f as the owner of the counter tables when the counters are written on
-// the caller's behalf, as the caller otherwise.
-template <typename F>
-void as_writer(bool on_behalf, F&& f) {
-    if (!on_behalf) {
-        f();
-        return;
-    }
-    as_user(table_owner("fetchq", "counters"), f);
-}
-
-// Counters with other names: a row each.
-template <typename OnBehalf>
-void flush_others(const std::vector<core::MetricDelta>& rows, Datum slot, OnBehalf&& on_behalf) {
+// Counters with other names: a row each. Run as the catalog's owner.
+void flush_others(const std::vector<core::MetricDelta>& rows, Datum slot) {
     SPIPlanPtr bump = cached_plan("", "metrics_bump", [] { return std::string(kBumpSql); },
                                   {TEXTOID, TEXTOID, INT2OID, INT8OID});
-    std::vector<core::MetricDelta> missing[2];
+    std::vector<core::MetricDelta> missing;
     for (const core::MetricDelta& row : rows) {
         Datum values[4] = {to_text(row.queue), to_text(row.metric), slot, Int64GetDatum(row.delta)};
-        const bool behalf = on_behalf(row.queue);
-        uint64_t n = 0;
-        as_writer(behalf, [&] { n = spi_execute(bump, values, nullptr, false); });
-        if (n == 0) missing[behalf].push_back(row);
+        if (spi_execute(bump, values, nullptr, false) == 0) missing.push_back(row);
     }
-    for (const bool behalf : {false, true})
-        if (!missing[behalf].empty()) as_writer(behalf, [&] { upsert(missing[behalf], slot); });
+    if (!missing.empty()) upsert(missing, slot);
 }
 
 // The first change of a queue's counters in this slot: insert the row, or
@@ -187,23 +172,26 @@ void flush() {
     const core::SplitDeltas split = core::split_counter_deltas(sorted);
     const auto slot = static_cast<int16>(MyBackendId % kMetricSlots);
     LazySpi spi;
-    const auto behalf_of = [](const std::string& queue) { return metric_is_on_behalf(queue); };
+    // The counters are fetchq's: written as the catalog's owner, whoever
+    // commits (the calls that made the changes checked the caller's rights).
+    Oid owner = InvalidOid;
+    const auto as_owner = [&](auto&& f) {
+        if (!OidIsValid(owner)) owner = catalog_owner();
+        as_user(owner, f);
+    };
     if (!split.rows.empty()) {
-        std::vector<bool> behalf;
-        for (const core::CounterRow& row : split.rows) behalf.push_back(behalf_of(row.queue));
-        const bool any_own = std::find(behalf.begin(), behalf.end(), false) != behalf.end();
-        CounterTable table = counter_table_open(any_own);
-        for (std::size_t i = 0; i < split.rows.size(); ++i) {
-            if (counter_row_add(table, split.rows[i], slot)) continue;
+        CounterTable table = counter_table_open();
+        for (const core::CounterRow& row : split.rows) {
+            if (counter_row_add(table, row, slot)) continue;
             spi.need();
-            as_writer(behalf[i], [&] { insert_counter_row(split.rows[i], Int16GetDatum(slot)); });
+            as_owner([&] { insert_counter_row(row, Int16GetDatum(slot)); });
             pg_call([] { CommandCounterIncrement(); });
         }
         counter_table_close(table);
     }
     if (!split.others.empty()) {
         spi.need();
-        flush_others(split.others, Int16GetDatum(slot), behalf_of);
+        as_owner([&] { flush_others(split.others, Int16GetDatum(slot)); });
     }
     spi.finish();
 }
@@ -358,9 +346,8 @@ bool counter_set_column(const std::string& queue, std::size_t index, int64_t val
     return !had_value && !had_pending;
 }
 
-}  // namespace
-
-bool counter_set(const std::string& queue, const std::string& metric, int64_t value) {
+// counter_set, as the catalog's owner.
+bool counter_set_rows(const std::string& queue, const std::string& metric, int64_t value) {
     if (const std::optional<std::size_t> index = core::counter_column(metric))
         return counter_set_column(queue, *index, value);
     // Lock the stripes first, in the order in which commits lock counter rows
@@ -394,6 +381,14 @@ bool counter_set(const std::string& queue, const std::string& metric, int64_t va
     const bool had_pending = metric_pending(queue, metric) != 0;
     metric_forget(queue, metric);
     return !had_rows && !had_pending;
+}
+
+}  // namespace
+
+bool counter_set(const std::string& queue, const std::string& metric, int64_t value) {
+    bool created = false;
+    as_catalog_owner([&] { created = counter_set_rows(queue, metric, value); });
+    return created;
 }
 
 int32_t counter_int(const std::string& queue, const std::string& metric, int64_t value) {

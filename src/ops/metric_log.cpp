@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/counters.hpp"
+#include "ops/queue_access.hpp"
 #include "pg/spi.hpp"
 
 namespace fetchq::ops {
@@ -36,7 +37,8 @@ std::vector<Folded> take_log(int64_t* entries) {
                 "ORDER BY queue COLLATE \"C\", metric COLLATE \"C\"");
         },
         {});
-    const uint64_t n = spi_execute(plan, nullptr, nullptr, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, nullptr, nullptr, false); });
     std::vector<Folded> out;
     out.reserve(n);
     *entries = 0;

@@ -7,6 +7,7 @@
 
 #include "ops/metric_log.hpp"
 #include "ops/metric_snapshot.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/retention.hpp"
 #include "ops/maintenance.hpp"
@@ -63,7 +64,8 @@ std::vector<PeriodicJob> claim_due_jobs(int32_t limit) {
         },
         {INT4OID});
     Datum limit_arg = Int32GetDatum(limit);
-    const uint64_t n = spi_execute(plan, &limit_arg, nullptr, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, &limit_arg, nullptr, false); });
     std::vector<PeriodicJob> jobs;
     for (uint64_t row = 0; row < n; ++row) jobs.push_back({spi_text(row, 1), spi_text(row, 2)});
     return jobs;

@@ -1,6 +1,7 @@
 #include "ops/queue_access.hpp"
 
 #include "core/error.hpp"
+#include "core/queue_name.hpp"
 #include "ops/counters.hpp"
 #include "ops/queue_grants.hpp"
 #include "ops/queue_sql.hpp"
@@ -97,6 +98,37 @@ bool queue_privilege_held(const std::string& queue, core::QueuePrivilege privile
     if (privilege == core::QueuePrivilege::kManage)
         return pg_call([&] { return has_privs_of_role(role, owner); });
     return queue_docs_allow(queue, table_privilege_of(privilege), role);
+}
+
+}  // namespace fetchq::ops
+
+namespace fetchq::ops {
+
+Oid catalog_owner() {
+    const Oid owner = table_owner("fetchq", "queues");
+    if (!OidIsValid(owner))
+        throw core::Error(core::sqlstate::kUndefinedObject, "table fetchq.queues does not exist",
+                          {},
+                          "Reinstall the extension: DROP EXTENSION fetchq; CREATE EXTENSION "
+                          "fetchq;");
+    return owner;
+}
+
+bool queue_rows_are_own(const std::string& queue, Oid role) {
+    if (!core::queue_name_problem(queue).empty()) return false;
+    const Oid owner = queue_owner_or_invalid(queue);
+    if (!OidIsValid(owner)) return false;
+    return pg_call([&] { return has_privs_of_role(role, owner); });
+}
+
+void require_counter_writer(const std::string& queue) {
+    if (queue_docs_allow(queue, ACL_UPDATE) || queue_docs_allow(queue, ACL_INSERT)) return;
+    if (!OidIsValid(queue_owner_or_invalid(queue))) throw_queue_missing(queue);
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "permission denied to change the counters of queue \"" + queue + "\"",
+                      "Changing a queue's counters takes INSERT or UPDATE on its documents, or "
+                      "manage on a queue with grants of its own.",
+                      "Ask the queue's owner for a grant.");
 }
 
 }  // namespace fetchq::ops

@@ -34,12 +34,33 @@ bool queue_privilege_held(const std::string& queue, core::QueuePrivilege privile
 // with_logs). Needs SPI.
 bool queue_listed(const std::string& queue, bool with_logs = false);
 
-// Runs f as the owner of fetchq's catalog (restricted): how a function that
-// lists queues reads what it then shows only as queue_listed allows.
+// The owner of fetchq's catalog, the tables of schema fetchq (the
+// extension's owner); 42P01 when the catalog is missing.
+Oid catalog_owner();
+
+// Runs f as the owner of fetchq's catalog (restricted, a GUC nest level of
+// its own). Every write to a table of schema fetchq is made this way, once
+// fetchq checked the caller's right to it (no role but that owner writes or
+// locks the catalog: docs/install.md section 5); and so a function that
+// lists queues reads what it then shows only as queue_listed allows. f runs
+// statements on fetchq's own tables only: never one on a queue's tables or
+// one that calls what a role can define.
 template <typename F>
 void as_catalog_owner(F&& f) {
-    pg::as_user(pg::table_owner("fetchq", "queues"), f);
+    pg::as_user(catalog_owner(), f);
 }
+
+// Whether `role` may write the catalog rows of the queue (its settings,
+// jobs): it has the privileges of the owner of the queue's tables. A name
+// without tables, or not a queue name ('*'), is nobody's. The test of the
+// row security of fetchq.queues and fetchq.jobs (queue_is_own).
+bool queue_rows_are_own(const std::string& queue, Oid role);
+
+// Whether `role` may change the counters of the queue (metric_set,
+// metric_increment, metric_log_*): on a queue without grants, INSERT or
+// UPDATE on its documents (who may push or pick there); on one with grants,
+// the current user is the owner the call switched to after checking manage.
+void require_counter_writer(const std::string& queue);
 
 // Enters a call that needs `privilege` on `queue`: nothing changes when the
 // queue has no grants or the caller is its owner; otherwise (the privilege

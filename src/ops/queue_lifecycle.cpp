@@ -2,11 +2,16 @@
 
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/queue_tables.hpp"
 #include "ops/session_end.hpp"
 #include "pg/as_user.hpp"
 #include "pg/fault_injection.hpp"
+
+extern "C" {
+#include "utils/acl.h"
+}
 
 namespace fetchq::ops {
 
@@ -22,6 +27,25 @@ std::optional<int32_t> registered_id(const std::string& queue) {
 }
 
 namespace {
+
+// 42501 unless the caller may write the queue's catalog rows (settings,
+// jobs): it has the privileges of the owner of the queue's tables.
+void require_own_rows(const std::string& queue) {
+    if (queue_rows_are_own(queue, pg_call([] { return GetUserId(); }))) return;
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "must be owner of queue \"" + queue + "\"",
+                      "The catalog rows of a queue are written only for the role that owns its "
+                      "tables.",
+                      {});
+}
+
+// The rows of a queue without tables are nobody's: only a role with the
+// privileges of the catalog's owner (a superuser has them) removes them;
+// for any other, as row security hid them, the queue does not exist.
+void require_catalog_owner(const std::string& queue) {
+    const Oid owner = catalog_owner();
+    if (!pg_call([&] { return has_privs_of_role(GetUserId(), owner); })) throw_queue_missing(queue);
+}
 
 void warn_if_untrusted_owner(const std::string& queue) {
     const Oid owner = queue_owner_or_invalid(queue);
@@ -41,10 +65,11 @@ void warn_if_untrusted_owner(const std::string& queue) {
     });
 }
 
-// Inserts the catalog row of a queue whose tables exist (the row security
-// of fetchq.queues lets a role register only a queue whose tables it owns);
-// returns its id.
+// Inserts the catalog row of a queue whose tables exist, as the catalog's
+// owner: a role registers only a queue whose tables it owns (as the row
+// security of fetchq.queues would let it); returns its id.
 int32_t insert_queue_row(const std::string& queue) {
+    require_own_rows(queue);
     SPIPlanPtr insert =
         cached_plan("", "queue_register",
                     [] {
@@ -54,8 +79,12 @@ int32_t insert_queue_row(const std::string& queue) {
                     },
                     {TEXTOID});
     Datum name = to_text(queue);
-    spi_execute(insert, &name, nullptr, false);
-    return static_cast<int32_t>(spi_int(0, 1));
+    int32_t id = 0;
+    as_catalog_owner([&] {
+        spi_execute(insert, &name, nullptr, false);
+        id = static_cast<int32_t>(spi_int(0, 1));
+    });
+    return id;
 }
 
 void add_default_jobs(const std::string& queue) {
@@ -74,7 +103,7 @@ void add_default_jobs(const std::string& queue) {
         },
         {TEXTOID});
     Datum name = to_text(queue);
-    spi_execute(plan, &name, nullptr, false);
+    as_catalog_owner([&] { spi_execute(plan, &name, nullptr, false); });
 }
 
 void notify(const char* channel, const std::string& payload) {
@@ -134,6 +163,7 @@ CreatedQueue create_queue(const std::string& queue) {
         out.id = insert_queue_row(queue);
     }
     out.created = true;
+    require_own_rows(queue);
     add_default_jobs(queue);
     notify("fetchq_queue_create", queue);
     return out;
@@ -141,15 +171,22 @@ CreatedQueue create_queue(const std::string& queue) {
 
 int32_t drop_queue(const std::string& queue) {
     // A queue with tables is its owner's; a catalog row without tables is
-    // left to the superuser and the extension's owner by row security.
-    if (OidIsValid(queue_owner_or_invalid(queue))) require_queue_owner(queue);
+    // left to the superuser and the extension's owner, as row security
+    // leaves it.
+    if (OidIsValid(queue_owner_or_invalid(queue)))
+        require_queue_owner(queue);
+    else
+        require_catalog_owner(queue);
     SPIPlanPtr plan = cached_plan(
         "", "queue_unregister",
         [] { return std::string("DELETE FROM fetchq.queues WHERE name = $1 RETURNING id"); },
         {TEXTOID});
     Datum name = to_text(queue);
-    if (spi_execute(plan, &name, nullptr, false) != 1) throw_queue_missing(queue);
-    const int32_t id = static_cast<int32_t>(spi_int(0, 1));
+    int32_t id = 0;
+    as_catalog_owner([&] {
+        if (spi_execute(plan, &name, nullptr, false) != 1) throw_queue_missing(queue);
+        id = static_cast<int32_t>(spi_int(0, 1));
+    });
     drop_queue_tables(queue);
     SPIPlanPtr cleanup =
         cached_plan("", "queue_cleanup",
@@ -161,7 +198,7 @@ int32_t drop_queue(const std::string& queue) {
                             "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
                     },
                     {TEXTOID});
-    spi_execute(cleanup, &name, nullptr, false);
+    as_catalog_owner([&] { spi_execute(cleanup, &name, nullptr, false); });
     queue_forget(queue);
     notify("fetchq_queue_drop", queue);
     return id;
@@ -235,7 +272,7 @@ std::string create_temporary_queue(const Interval* idle_timeout) {
         [] { return std::string("UPDATE fetchq.queues SET owner_session = $2 WHERE name = $1"); },
         {TEXTOID, INT8OID});
     Datum values[2] = {to_text(queue), Int64GetDatum(key)};
-    spi_execute(own, values, nullptr, false);
+    as_catalog_owner([&] { spi_execute(own, values, nullptr, false); });
     register_temporary(queue, key, idle_timeout);
     notify("fetchq_queue_create", queue);
     watch_session_end();

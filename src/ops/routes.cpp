@@ -296,7 +296,7 @@ CreatedTopic create_topic(const std::string& topic) {
         [] { return std::string("UPDATE fetchq.queues SET is_topic = true WHERE name = $1"); },
         {TEXTOID});
     Datum name = to_text(topic);
-    spi_execute(mark, &name, nullptr, false);
+    as_catalog_owner([&] { spi_execute(mark, &name, nullptr, false); });
     return {true, q.id};
 }
 

@@ -5,6 +5,7 @@
 #include "core/echo.hpp"
 #include "core/error.hpp"
 #include "ops/catalog_cache.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/stream_append.hpp"
 #include "ops/stream_commit.hpp"
 #include "ops/stream_locks.hpp"
@@ -12,8 +13,10 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "utils/inval.h"
 #include "utils/acl.h"
+#include "utils/lsyscache.h"
 }
 
 namespace fetchq::ops {
@@ -37,6 +40,25 @@ int32_t read_stream_id(const std::string& name) {
     Datum arg = to_text(name);
     if (spi_execute_latest(plan, &arg, nullptr, 1) == 0) return -1;
     return static_cast<int32_t>(spi_int(0, 1));
+}
+
+// The catalog of streams (fetchq.streams, fetchq.stream_groups) is written
+// by fetchq only, as the catalog's owner (ops/queue_access.hpp), once the
+// caller's right was checked here: to create a stream, the privilege to
+// append (INSERT on fetchq.stream_messages); to register a group, the
+// privilege to read (SELECT on fetchq.stream_messages or on a column of it);
+// to change or drop a stream, being its owner. The messages, keys, offsets
+// and leases are still written with the caller's own privileges.
+void require_messages_privilege(AclMode mode) {
+    pg_call([&] {
+        const Oid relid = get_relname_relid("stream_messages", get_namespace_oid("fetchq", false));
+        if (!OidIsValid(relid)) elog(ERROR, "table fetchq.stream_messages is missing");
+        const Oid user = GetUserId();
+        if (pg_class_aclcheck(relid, user, mode) == ACLCHECK_OK ||
+            pg_attribute_aclcheck_all(relid, user, mode, ACLMASK_ANY) == ACLCHECK_OK)
+            return;
+        aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, "stream_messages");
+    });
 }
 
 [[noreturn]] void throw_beyond_last(const std::string& key, int64_t offset, int64_t last) {
@@ -92,6 +114,7 @@ int32_t stream_for_append(const std::string& name) {
 }
 
 CreatedStream create_stream(const std::string& name) {
+    require_messages_privilege(ACL_INSERT);
     SPIPlanPtr plan = cached_plan(
         "", "stream_create",
         [] {
@@ -101,15 +124,17 @@ CreatedStream create_stream(const std::string& name) {
         },
         {TEXTOID, OIDOID});
     Datum values[2] = {to_text(name), ObjectIdGetDatum(pg_call([] { return GetUserId(); }))};
-    if (spi_execute(plan, values, nullptr, false) > 0)
-        return {true, static_cast<int32_t>(spi_int(0, 1))};
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
+    if (n > 0) return {true, static_cast<int32_t>(spi_int(0, 1))};
     return {false, stream_id(name)};
 }
 
 namespace {
 
-// The stream's id, its row locked when `lock_row`; raises 42704 when it does
-// not exist, 42501 unless the caller has the privileges of its creator.
+// The stream's id, its row locked when `lock_row` (read as the catalog's
+// owner: the caller has no UPDATE on fetchq.streams); raises 42704 when it
+// does not exist, 42501 unless the caller has the privileges of its creator.
 int32_t require_stream_owner(const std::string& name, bool lock_row = true) {
     SPIPlanPtr find = lock_row ? cached_plan("", "stream_owner_locked",
                                              [] {
@@ -126,7 +151,9 @@ int32_t require_stream_owner(const std::string& name, bool lock_row = true) {
                                              },
                                              {TEXTOID});
     Datum arg = to_text(name);
-    if (spi_execute(find, &arg, nullptr, !lock_row) == 0) throw_stream_missing(name);
+    uint64_t found = 0;
+    as_catalog_owner([&] { found = spi_execute(find, &arg, nullptr, !lock_row); });
+    if (found == 0) throw_stream_missing(name);
     const int32_t id = static_cast<int32_t>(spi_int(0, 1));
     bool isnull = false;
     const Oid owner = DatumGetObjectId(spi_value(0, 2, &isnull));
@@ -149,7 +176,7 @@ void set_stream_max_age(const std::string& name, const Interval* max_age) {
         {TEXTOID, INTERVALOID});
     Datum values[2] = {to_text(name), max_age ? IntervalPGetDatum(max_age) : (Datum)0};
     const char nulls[2] = {' ', max_age ? ' ' : 'n'};
-    spi_execute(plan, values, nulls, false);
+    as_catalog_owner([&] { spi_execute(plan, values, nulls, false); });
 }
 
 void drop_stream(const std::string& name) {
@@ -167,11 +194,13 @@ void drop_stream(const std::string& name) {
         stream = require_stream_owner(name);
         if (stream == locked) break;  // else dropped and created again meanwhile
     }
+    // The owner checked, every row goes as the catalog's owner: the caller
+    // may hold no privilege on the tables of streams.
     Datum arg = to_text(name);
     SPIPlanPtr drop = cached_plan(
         "", "stream_drop", [] { return std::string("DELETE FROM fetchq.streams WHERE name = $1"); },
         {TEXTOID});
-    spi_execute(drop, &arg, nullptr, false);
+    as_catalog_owner([&] { spi_execute(drop, &arg, nullptr, false); });
     Datum id = Int32GetDatum(stream);
     for (const char* table :
          {"stream_keys", "stream_messages", "stream_offsets", "stream_leases"}) {
@@ -182,11 +211,12 @@ void drop_stream(const std::string& name) {
                                                  " WHERE stream_id = $1";
                                       },
                                       {INT4OID});
-        spi_execute_current(rows, &id, nullptr);
+        as_catalog_owner([&] { spi_execute_current(rows, &id, nullptr); });
     }
 }
 
 bool register_group(int32_t stream, const std::string& group) {
+    require_messages_privilege(ACL_SELECT);
     // Before the foreign key locks the stream's row (ops/stream_locks.hpp).
     lock_stream_shared(stream);
     SPIPlanPtr plan = cached_plan(
@@ -198,7 +228,9 @@ bool register_group(int32_t stream, const std::string& group) {
         },
         {INT4OID, TEXTOID});
     Datum values[2] = {Int32GetDatum(stream), to_text(group)};
-    return spi_execute(plan, values, nullptr, false) > 0;
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
+    return n > 0;
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "pg/args.hpp"
+#include "ops/queue_access.hpp"
 #include "ops/queue_tables.hpp"
 #include "ops/queue_sql.hpp"
 #include "pg/result.hpp"
@@ -48,7 +49,8 @@ std::vector<std::string> unregister_all_queues() {
     SPIPlanPtr plan =
         cached_plan("", "destroy_queues",
                     [] { return std::string("DELETE FROM fetchq.queues RETURNING name"); }, {});
-    const uint64_t n = spi_execute(plan, nullptr, nullptr, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, nullptr, nullptr, false); });
     std::vector<std::string> names;
     names.reserve(n);
     for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
@@ -78,7 +80,7 @@ Datum destroy(FunctionCallInfo fcinfo) {
                             "DELETE FROM fetchq.metrics_writes");
                     },
                     {});
-    spi_execute(clear, nullptr, nullptr, false);
+    as_catalog_owner([&] { spi_execute(clear, nullptr, nullptr, false); });
     spi_finish();
     PG_RETURN_BOOL(true);
 }

@@ -67,8 +67,10 @@ Computed reset(const std::string& queue) {
                     },
                     {TEXTOID});
     Datum name = to_text(queue);
-    spi_execute(standard, &name, nullptr, false);
-    spi_execute(plan, &name, nullptr, false);
+    as_catalog_owner([&] {
+        spi_execute(standard, &name, nullptr, false);
+        spi_execute(plan, &name, nullptr, false);
+    });
     metric_forget_queue(queue);
     const Computed c = compute(queue);
     counter_set(queue, "cnt", c.cnt);

@@ -28,6 +28,7 @@ int32_t log_write(const std::string& queue, const std::string& metric,
     spi_connect();
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
+    require_counter_writer(queue);
     SPIPlanPtr plan = cached_plan(
         "", "metric_log_write",
         [] {
@@ -39,7 +40,8 @@ int32_t log_write(const std::string& queue, const std::string& metric,
     Datum values[4] = {to_text(queue), to_text(metric), Int64GetDatum(increment.value_or(0)),
                        Int64GetDatum(reset.value_or(0))};
     char nulls[4] = {' ', ' ', increment ? ' ' : 'n', reset ? ' ' : 'n'};
-    const uint64_t n = spi_execute(plan, values, nulls, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nulls, false); });
     leave_queue(scope);
     spi_finish();
     return static_cast<int32_t>(n);
@@ -63,6 +65,7 @@ Datum log_change(FunctionCallInfo fcinfo, int sign) {
         spi_connect();
         const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
         require_queue(queue);
+        require_counter_writer(queue);
         leave_queue(scope);
         spi_finish();
         PG_RETURN_INT32(0);

@@ -29,6 +29,7 @@ Datum metric_set(FunctionCallInfo fcinfo) {
     spi_connect();
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
+    require_counter_writer(queue);
     const bool created = counter_set(queue, metric, value);
     leave_queue(scope);
     spi_finish();
@@ -43,6 +44,7 @@ Datum metric_increment(FunctionCallInfo fcinfo) {
     spi_connect();
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue(queue);
+    require_counter_writer(queue);
     const Counter before = counter_read(queue, metric);
     const int32_t current = counter_int(queue, metric, before.value + value);
     // A zero change is never written, yet Fetchq creates the counter.

@@ -28,6 +28,10 @@
 #include "sql_api/function.hpp"
 #include "ops/maintenance.hpp"
 
+extern "C" {
+#include "utils/acl.h"
+}
+
 namespace fetchq::sql_api {
 namespace {
 
@@ -39,6 +43,37 @@ constexpr const char* kDefaultDelay = "5m";
 constexpr int32_t kDefaultJobLimit = 1;
 constexpr int32_t kDefaultTaskLimit = 100;
 
+// The jobs are written as the catalog's owner (ops/queue_access.hpp), on the
+// rows the caller may write, as the row security of fetchq.jobs would let it
+// write them: all of them for a role that bypasses it (a superuser, a role
+// with BYPASSRLS, the catalog's owner), else those of the queues whose tables
+// it owns (queue_is_own; '*' is nobody's). own_job(a, r): that condition on
+// the row of fetchq.jobs named j, with parameters $a (all) and $r (the role).
+struct JobRights {
+    Datum all;
+    Datum role;
+};
+
+JobRights job_rights() {
+    const Oid owner = catalog_owner();
+    JobRights rights{};
+    pg_call([&] {
+        const Oid me = GetUserId();
+        rights.all = BoolGetDatum(has_bypassrls_privilege(me) || has_privs_of_role(me, owner));
+        rights.role = ObjectIdGetDatum(me);
+    });
+    return rights;
+}
+
+std::string own_job(int all, int role) {
+    return " AND ($" + std::to_string(all) +
+           " OR (j.queue OPERATOR(pg_catalog.~) '^[a-z0-9_]{1,40}$' AND EXISTS (SELECT FROM"
+           " pg_catalog.pg_class c WHERE c.relnamespace OPERATOR(pg_catalog.=)"
+           " 'fetchq_data'::pg_catalog.regnamespace AND c.relname OPERATOR(pg_catalog.=)"
+           " (j.queue OPERATOR(pg_catalog.||) '__docs') AND pg_catalog.pg_has_role($" +
+           std::to_string(role) + ", c.relowner, 'USAGE'))))";
+}
+
 // Columns 1..9 are mnt_job_pick's result; 10..12 the settings mnt_job_run
 // reads. Jobs come in id order, so a round runs them in a stable order. Due
 // means strictly before now(), as in Fetchq 4: a job made in the same
@@ -47,49 +82,55 @@ SPIPlanPtr pick_plan() {
     return cached_plan(
         "", "mnt_job_pick",
         [] {
-            return std::string(
-                "WITH picked AS (UPDATE fetchq.jobs AS j SET next_iteration = now() + $1,"
-                " attempts = j.attempts + 1"
-                " WHERE j.id = ANY (ARRAY(SELECT id FROM fetchq.jobs"
-                " WHERE attempts < 5 AND next_iteration < now()"
-                " ORDER BY next_iteration, attempts LIMIT $2 FOR UPDATE SKIP LOCKED))"
-                " RETURNING j.id, j.task, j.queue, j.attempts, j.iterations, j.next_iteration,"
-                " j.last_iteration, j.settings, j.payload, j.settings ->> 'limit',"
-                " j.settings ->> 'delay', j.settings ->> 'duration')"
-                " SELECT * FROM picked ORDER BY id");
+            return "WITH picked AS (UPDATE fetchq.jobs AS j SET next_iteration = now() + $1,"
+                   " attempts = j.attempts + 1"
+                   " WHERE j.id = ANY (ARRAY(SELECT id FROM fetchq.jobs AS j"
+                   " WHERE attempts < 5 AND next_iteration < now()" +
+                   own_job(3, 4) +
+                   " ORDER BY next_iteration, attempts LIMIT $2 FOR UPDATE SKIP LOCKED))"
+                   " RETURNING j.id, j.task, j.queue, j.attempts, j.iterations, j.next_iteration,"
+                   " j.last_iteration, j.settings, j.payload, j.settings ->> 'limit',"
+                   " j.settings ->> 'delay', j.settings ->> 'duration')"
+                   " SELECT * FROM picked ORDER BY id";
         },
-        {INTERVALOID, INT4OID});
+        {INTERVALOID, INT4OID, BOOLOID, OIDOID});
 }
 
-uint64_t pick(Interval* lock, int32_t limit) {
-    Datum values[2] = {IntervalPGetDatum(lock), Int32GetDatum(limit)};
-    return spi_execute(pick_plan(), values, nullptr, false);
+uint64_t pick(Interval* lock, int32_t limit, const JobRights& rights) {
+    Datum values[4] = {IntervalPGetDatum(lock), Int32GetDatum(limit), rights.all, rights.role};
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(pick_plan(), values, nullptr, false); });
+    return n;
 }
 
 // Next run `delay` from now; false when there is no such job.
-bool reschedule(int32_t id, Interval* delay) {
+bool reschedule(int32_t id, Interval* delay, const JobRights& rights) {
     SPIPlanPtr plan = cached_plan(
         "", "mnt_job_reschedule",
         [] {
-            return std::string(
-                "UPDATE fetchq.jobs SET next_iteration = now() + $2, last_iteration = now(),"
-                " iterations = iterations + 1, attempts = 0 WHERE id = $1");
+            return "UPDATE fetchq.jobs AS j SET next_iteration = now() + $2,"
+                   " last_iteration = now(), iterations = j.iterations + 1, attempts = 0"
+                   " WHERE j.id = $1" +
+                   own_job(3, 4);
         },
-        {INT4OID, INTERVALOID});
-    Datum values[2] = {Int32GetDatum(id), IntervalPGetDatum(delay)};
-    return spi_execute(plan, values, nullptr, false) == 1;
+        {INT4OID, INTERVALOID, BOOLOID, OIDOID});
+    Datum values[4] = {Int32GetDatum(id), IntervalPGetDatum(delay), rights.all, rights.role};
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
+    return n == 1;
 }
 
 // Keeps a running job locked for `duration` instead of the picker's lock.
-void extend_lock(int32_t id, Interval* duration) {
+void extend_lock(int32_t id, Interval* duration, const JobRights& rights) {
     SPIPlanPtr plan = cached_plan(
         "", "mnt_job_lock",
         [] {
-            return std::string("UPDATE fetchq.jobs SET next_iteration = now() + $2 WHERE id = $1");
+            return "UPDATE fetchq.jobs AS j SET next_iteration = now() + $2 WHERE j.id = $1" +
+                   own_job(3, 4);
         },
-        {INT4OID, INTERVALOID});
-    Datum values[2] = {Int32GetDatum(id), IntervalPGetDatum(duration)};
-    spi_execute(plan, values, nullptr, false);
+        {INT4OID, INTERVALOID, BOOLOID, OIDOID});
+    Datum values[4] = {Int32GetDatum(id), IntervalPGetDatum(duration), rights.all, rights.role};
+    as_catalog_owner([&] { spi_execute(plan, values, nullptr, false); });
 }
 
 struct Job {
@@ -225,14 +266,15 @@ struct RunResult {
 };
 
 // One job: its settings, its lock, its task, its next run.
-bool run_job(const Job& job) {
+bool run_job(const Job& job, const JobRights& rights) {
     Interval* delay = nullptr;
     try {
         delay =
             parse_positive_duration_or_throw(job.delay.value_or(kDefaultDelay), "settings.delay");
         if (job.duration)
             extend_lock(job.id,
-                        parse_positive_duration_or_throw(*job.duration, "settings.duration"));
+                        parse_positive_duration_or_throw(*job.duration, "settings.duration"),
+                        rights);
         if (job.task == "mnt") task_limit(job);
     } catch (const core::Error& e) {
         warn((describe(job) + " has invalid settings").c_str(), e.what(),
@@ -244,16 +286,17 @@ bool run_job(const Job& job) {
     if (outcome == Outcome::kUnknownTask)
         warn((describe(job) + " has an unknown task").c_str(), nullptr,
              "Known tasks are lgp, mnt, drp, sts and cmp; the job is only rescheduled.");
-    reschedule(job.id, delay);
+    reschedule(job.id, delay, rights);
     return true;
 }
 
 RunResult run_due_jobs(Interval* lock, int32_t limit) {
     RunResult result;
     if (limit == 0) return result;
-    const std::vector<Job> jobs = picked_jobs(pick(lock, limit));
+    const JobRights rights = job_rights();
+    const std::vector<Job> jobs = picked_jobs(pick(lock, limit, rights));
     for (const Job& job : jobs) {
-        if (run_job(job))
+        if (run_job(job, rights))
             ++result.processed;
         else
             result.success = false;
@@ -267,7 +310,7 @@ Datum mnt_job_pick(FunctionCallInfo fcinfo) {
     const int32_t limit = arg_limit(fcinfo, 1, "limit");
     begin_rows(fcinfo);
     spi_connect();
-    const uint64_t n = pick(lock, limit);
+    const uint64_t n = pick(lock, limit, job_rights());
     for (uint64_t row = 0; row < n; ++row) add_spi_row(fcinfo, row);
     spi_finish();
     return (Datum)0;
@@ -278,7 +321,7 @@ Datum mnt_job_reschedule(FunctionCallInfo fcinfo) {
     const int32_t id = arg_int(fcinfo, 0, "id");
     Interval* delay = arg_positive_duration(fcinfo, 1, "delay");
     spi_connect();
-    const bool found = reschedule(id, delay);
+    const bool found = reschedule(id, delay, job_rights());
     spi_finish();
     PG_RETURN_BOOL(found);
 }
@@ -307,13 +350,14 @@ void make_queue_jobs_due() {
     SPIPlanPtr plan = cached_plan(
         "", "mnt_jobs_due",
         [] {
-            return std::string(
-                "UPDATE fetchq.jobs SET next_iteration = now() - interval '1 millisecond'"
-                " WHERE id = ANY (ARRAY(SELECT id FROM fetchq.jobs WHERE queue <> '*'"
-                " FOR UPDATE SKIP LOCKED))");
+            return "UPDATE fetchq.jobs SET next_iteration = now() - interval '1 millisecond'"
+                   " WHERE id = ANY (ARRAY(SELECT id FROM fetchq.jobs AS j WHERE j.queue <> '*'" +
+                   own_job(1, 2) + " FOR UPDATE SKIP LOCKED))";
         },
-        {});
-    spi_execute(plan, nullptr, nullptr, false);
+        {BOOLOID, OIDOID});
+    const JobRights rights = job_rights();
+    Datum values[2] = {rights.all, rights.role};
+    as_catalog_owner([&] { spi_execute(plan, values, nullptr, false); });
 }
 
 // mnt(lock_duration) / mnt() -> (processed, packed): runs every per-queue

@@ -120,7 +120,7 @@ void truncate_queue(const std::string& queue, bool empty) {
                         },
                         {TEXTOID});
         Datum name = to_text(queue);
-        spi_execute(jobs, &name, nullptr, false);
+        as_catalog_owner([&] { spi_execute(jobs, &name, nullptr, false); });
     } else {
         spi_execute_text("TRUNCATE " + docs_rel(queue));
     }
@@ -156,9 +156,11 @@ Datum queue_truncate_all(FunctionCallInfo fcinfo) {
     // All or nothing: only a role that owns every queue empties them all.
     for (const std::string& queue : queues) require_queue_owner(queue);
     if (empty)
-        spi_execute_text(
-            "TRUNCATE fetchq.counters, fetchq.custom_counters, fetchq.metrics_writes RESTART "
-            "IDENTITY");
+        as_catalog_owner([] {
+            spi_execute_text(
+                "TRUNCATE fetchq.counters, fetchq.custom_counters, fetchq.metrics_writes RESTART "
+                "IDENTITY");
+        });
     for (const std::string& queue : queues)
         pg::as_user(queue_owner_or_invalid(queue), [&] { truncate_queue(queue, empty); });
     spi_finish();

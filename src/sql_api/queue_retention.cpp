@@ -60,7 +60,8 @@ Datum queue_set_logs_retention(FunctionCallInfo fcinfo) {
         [] { return std::string("UPDATE fetchq.queues SET logs_retention = $2 WHERE name = $1"); },
         {TEXTOID, TEXTOID});
     Datum values[2] = {to_text(queue), to_text(retention)};
-    const uint64_t n = spi_execute(plan, values, nullptr, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
     if (n == 0) throw_queue_missing(queue);
     leave_queue(scope);
     spi_finish();
@@ -85,7 +86,8 @@ Datum queue_set_default_ttl(FunctionCallInfo fcinfo) {
         {TEXTOID, INTERVALOID});
     Datum values[2] = {to_text(queue), PointerGetDatum(ttl)};
     const char nulls[2] = {' ', ttl ? ' ' : 'n'};
-    const uint64_t n = spi_execute(plan, values, nulls, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nulls, false); });
     if (n == 0) throw_queue_missing(queue);
     leave_queue(scope);
     spi_finish();
@@ -107,7 +109,8 @@ Datum queue_set_metrics_retention(FunctionCallInfo fcinfo) {
         },
         {TEXTOID, JSONBOID});
     Datum values[2] = {to_text(queue), config};
-    const uint64_t n = spi_execute(plan, values, nullptr, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
     if (n == 0) throw_queue_missing(queue);
     leave_queue(scope);
     spi_finish();

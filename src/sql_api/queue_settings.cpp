@@ -78,7 +78,8 @@ Datum set_queue_int(FunctionCallInfo fcinfo, const std::string& queue, const cha
         [&] { return std::string("UPDATE fetchq.queues SET ") + column + " = $2 WHERE name = $1"; },
         {TEXTOID, INT4OID});
     Datum values[2] = {to_text(queue), Int32GetDatum(value)};
-    const uint64_t n = spi_execute(plan, values, nullptr, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
     if (n == 0) throw_queue_missing(queue);
     create_queue_indexes(queue);
     leave_queue(scope);
@@ -329,7 +330,8 @@ Datum queue_set_retry_policy(FunctionCallInfo fcinfo) {
                        Float8GetDatum(jitter)};
     const char nulls[5] = {' ', off ? 'n' : ' ', off ? 'n' : ' ', max_delay && !off ? ' ' : 'n',
                            off ? 'n' : ' '};
-    const uint64_t n = spi_execute(plan, values, nulls, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nulls, false); });
     if (n == 0) throw_queue_missing(queue);
     leave_queue(scope);
     spi_finish();
@@ -368,7 +370,8 @@ Datum queue_set_retention(FunctionCallInfo fcinfo) {
     Datum values[3] = {to_text(queue), completed ? IntervalPGetDatum(completed) : (Datum)0,
                        killed ? IntervalPGetDatum(killed) : (Datum)0};
     const char nulls[3] = {' ', completed ? ' ' : 'n', killed ? ' ' : 'n'};
-    const uint64_t n = spi_execute(plan, values, nulls, false);
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nulls, false); });
     if (n == 0) throw_queue_missing(queue);
     leave_queue(scope);
     spi_finish();

@@ -1,0 +1,51 @@
+-- Update from 0.2.0, last part: the privileges that the documented grants of
+-- earlier versions gave on fetchq's catalog.
+--
+-- docs/install.md of 0.2.0 and earlier told administrators to grant SELECT,
+-- INSERT, UPDATE, DELETE on every table of schema fetchq (and USAGE on its
+-- sequences) to application roles. From 0.2.1 fetchq writes its catalog
+-- itself, as the extension's owner, and a write privilege on one of those
+-- tables only lets a role rewrite what fetchq keeps for every role, or lock
+-- the table in any mode (ACCESS EXCLUSIVE included) and so make every other
+-- role's call wait. Every privilege but SELECT on the catalog's tables (and
+-- USAGE and UPDATE on their sequences) goes, from every role but the
+-- table's owner, PUBLIC included, with what those roles granted on from
+-- them (CASCADE). The tables of streams' messages, keys, offsets and leases
+-- keep their privileges: they are still written with the caller's own
+-- (docs/install.md, section 5).
+DO $fetchq_revoke$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN
+        SELECT pg_catalog.format('REVOKE %s%s ON %s %s FROM %s CASCADE', a.privilege_type,
+                   CASE WHEN a.attname IS NULL THEN ''
+                        ELSE pg_catalog.format(' (%I)', a.attname) END,
+                   CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END,
+                   c.oid::pg_catalog.regclass,
+                   CASE a.grantee WHEN 0 THEN 'PUBLIC'
+                        ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
+                   AS statement
+        FROM pg_catalog.pg_class AS c
+        CROSS JOIN LATERAL (
+            SELECT NULL::pg_catalog.name AS attname, e.grantee, e.privilege_type
+            FROM pg_catalog.aclexplode(c.relacl) AS e
+            UNION ALL
+            SELECT t.attname, e.grantee, e.privilege_type
+            FROM pg_catalog.pg_attribute AS t, pg_catalog.aclexplode(t.attacl) AS e
+            WHERE t.attrelid = c.oid AND t.attnum > 0 AND NOT t.attisdropped) AS a
+        WHERE c.relnamespace = 'fetchq'::pg_catalog.regnamespace
+          AND a.grantee <> c.relowner
+          AND ((c.relkind IN ('r', 'p')
+                AND c.relname IN ('queues', 'jobs', 'counters', 'custom_counters',
+                                  'metrics_writes', 'queue_grants', 'routes',
+                                  'temporary_queues', 'streams', 'stream_groups')
+                AND a.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE',
+                                         'REFERENCES', 'TRIGGER'))
+            OR (c.relkind = 'S' AND a.privilege_type IN ('USAGE', 'UPDATE')))
+        ORDER BY 1
+    LOOP
+        EXECUTE r.statement;
+    END LOOP;
+END
+$fetchq_revoke$;
