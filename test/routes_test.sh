@@ -121,6 +121,16 @@ out=$(q "BEGIN; SAVEPOINT s; SELECT fetchq.route_create('rt_s2', 'rt_s1') > 0; R
 check "a route whose creation a savepoint rolled back closes no cycle at commit" "$out" "t t"
 check "... the other is committed" \
     "$(q "SELECT string_agg(source || '>' || destination, ',') FROM fetchq.routes WHERE source IN ('rt_s1', 'rt_s2')")" "rt_s1>rt_s2"
+# A prepared transaction would hold the lock of the check at commit until
+# COMMIT PREPARED: refused before PostgreSQL looks at max_prepared_transactions.
+q "SELECT fetchq.queue_create('rt_p')" >/dev/null
+out=$(err "BEGIN; SELECT fetchq.route_create('rt_s2', 'rt_p'); PREPARE TRANSACTION 'rt_p'")
+check_has "PREPARE TRANSACTION after route_create is refused with 0A000" "$out" \
+    "0A000: cannot PREPARE a transaction that created routes"
+check "... and the route is not stored" "$(q "SELECT count(*) FROM fetchq.routes WHERE destination = 'rt_p'")" 0
+out=$(err "BEGIN; SELECT count(*) FROM fetchq.queues; PREPARE TRANSACTION 'rt_p'")
+check_has "... while one that created no route gets PostgreSQL's own answer" "$out" \
+    "prepared transactions are disabled"
 q "SELECT fetchq.queue_create('rt_w')" >/dev/null
 out=$(psql -X -q -At -d "$db" 2>&1 <<SQL
 \set VERBOSITY verbose

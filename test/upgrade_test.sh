@@ -279,6 +279,15 @@ else
     cat "$work/catalog.diff"
 fi
 
+# The initial privileges of the catalog's tables and sequences (pg_init_privs,
+# which pg_dump leaves out of a dump) are a fresh install's: the update's
+# REVOKEs do not make the grants they leave look like the extension's own.
+init_privs="SELECT c.oid::regclass || ' ' || p.objsubid || ' ' || p.initprivs::text
+    FROM pg_init_privs p JOIN pg_class c ON p.classoid = 'pg_class'::regclass AND c.oid = p.objoid
+    WHERE c.relnamespace = 'fetchq'::regnamespace AND c.relkind IN ('r', 'p', 'S') ORDER BY 1"
+check "the catalog's initial privileges are a fresh install's" \
+    "$(in_db up "$init_privs")" "$(in_db fresh "$init_privs")"
+
 # The API on the updated database.
 check "push after the update" "$(in_db up "SELECT * FROM fetchq.doc_push('q_states', 'new', 0, 0, now() - interval '1 hour', '{\"n\": 1}')")" 1
 check "pick after the update" "$(in_db up "SELECT subject FROM fetchq.doc_pick('q_states', 0, 1, '5m')")" pending

@@ -187,13 +187,27 @@ void check_created_routes() {
     spi_finish();
 }
 
+// A prepared transaction would keep the lock of the check at commit until
+// COMMIT PREPARED, making every other commit that created routes wait for
+// as long: refused, as PostgreSQL refuses one that used temporary objects.
+void refuse_prepare() {
+    throw core::Error(core::sqlstate::kFeatureNotSupported,
+                      "cannot PREPARE a transaction that created routes",
+                      "Routes are checked for cycles when their transaction commits, under a "
+                      "lock that a prepared transaction would hold until COMMIT PREPARED.",
+                      "Create routes in a transaction that commits without PREPARE TRANSACTION.");
+}
+
 void on_xact(XactEvent event, void*) {
     switch (event) {
         case XACT_EVENT_PRE_COMMIT:
-        case XACT_EVENT_PRE_PREPARE:
             // Every commit comes here: one that created no route does nothing.
             if (!created_here().empty())
                 callback_entry(ERROR, "routes_pre_commit", check_created_routes);
+            break;
+        case XACT_EVENT_PRE_PREPARE:
+            if (!created_here().empty())
+                callback_entry(ERROR, "routes_pre_prepare", refuse_prepare);
             break;
         case XACT_EVENT_COMMIT:
         case XACT_EVENT_ABORT:

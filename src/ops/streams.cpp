@@ -194,8 +194,10 @@ void drop_stream(const std::string& name) {
         stream = require_stream_owner(name);
         if (stream == locked) break;  // else dropped and created again meanwhile
     }
-    // The owner checked, every row goes as the catalog's owner: the caller
-    // may hold no privilege on the tables of streams.
+    // The owner checked, the catalog's row goes as the catalog's owner. The
+    // messages, keys, offsets and leases go as the caller: those tables keep
+    // their privileges (a role may hold TRIGGER there), so a trigger on them
+    // must never run with the catalog owner's rights.
     Datum arg = to_text(name);
     SPIPlanPtr drop = cached_plan(
         "", "stream_drop", [] { return std::string("DELETE FROM fetchq.streams WHERE name = $1"); },
@@ -211,7 +213,7 @@ void drop_stream(const std::string& name) {
                                                  " WHERE stream_id = $1";
                                       },
                                       {INT4OID});
-        as_catalog_owner([&] { spi_execute_current(rows, &id, nullptr); });
+        spi_execute_current(rows, &id, nullptr);
     }
 }
 

@@ -11,8 +11,10 @@
 -- USAGE and UPDATE on their sequences) goes, from every role but the
 -- table's owner, PUBLIC included, with what those roles granted on from
 -- them (CASCADE). The tables of streams' messages, keys, offsets and leases
--- keep their privileges: they are still written with the caller's own
--- (docs/install.md, section 5).
+-- keep their SELECT, INSERT, UPDATE and DELETE: they are still written with
+-- the caller's own (docs/install.md, section 5); TRUNCATE, REFERENCES and
+-- TRIGGER go there too (a trigger there would run as whoever writes the
+-- table: the scheduler's retention writes it as the table's owner).
 DO $fetchq_revoke$
 DECLARE
     r record;
@@ -42,6 +44,10 @@ BEGIN
                                   'temporary_queues', 'streams', 'stream_groups')
                 AND a.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE',
                                          'REFERENCES', 'TRIGGER'))
+            OR (c.relkind IN ('r', 'p')
+                AND c.relname IN ('stream_keys', 'stream_messages', 'stream_offsets',
+                                  'stream_leases')
+                AND a.privilege_type IN ('TRUNCATE', 'REFERENCES', 'TRIGGER'))
             OR (c.relkind = 'S' AND a.privilege_type IN ('USAGE', 'UPDATE')))
         ORDER BY 1
     LOOP
@@ -49,3 +55,12 @@ BEGIN
     END LOOP;
 END
 $fetchq_revoke$;
+
+-- A REVOKE in an extension's script also records the privileges it leaves as
+-- the extension's initial ones (pg_init_privs), and pg_dump leaves those out
+-- of a dump: the SELECT an administrator gave would be lost by a dump and
+-- restore. A fresh install records none for these tables and sequences.
+DELETE FROM pg_catalog.pg_init_privs AS p
+USING pg_catalog.pg_class AS c
+WHERE p.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass AND p.objoid = c.oid
+  AND c.relnamespace = 'fetchq'::pg_catalog.regnamespace AND c.relkind IN ('r', 'p', 'S');
