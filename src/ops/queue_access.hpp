@@ -35,7 +35,7 @@ bool queue_privilege_held(const std::string& queue, core::QueuePrivilege privile
 bool queue_listed(const std::string& queue, bool with_logs = false);
 
 // The owner of fetchq's catalog, the tables of schema fetchq (the
-// extension's owner); 42P01 when the catalog is missing.
+// extension's owner); 42704 when the catalog is missing.
 Oid catalog_owner();
 
 // Runs f as the owner of fetchq's catalog (restricted, a GUC nest level of
