@@ -11,7 +11,7 @@
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
 #include "ops/counter_row.hpp"
-#include "ops/queue_access.hpp"
+#include "ops/catalog_owner.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"

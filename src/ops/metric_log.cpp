@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ops/counters.hpp"
-#include "ops/queue_access.hpp"
+#include "ops/catalog_owner.hpp"
 #include "pg/spi.hpp"
 
 namespace fetchq::ops {

@@ -7,7 +7,7 @@
 
 #include "ops/metric_log.hpp"
 #include "ops/metric_snapshot.hpp"
-#include "ops/queue_access.hpp"
+#include "ops/catalog_owner.hpp"
 #include "ops/queue_sql.hpp"
 #include "ops/retention.hpp"
 #include "ops/maintenance.hpp"

@@ -100,20 +100,6 @@ bool queue_privilege_held(const std::string& queue, core::QueuePrivilege privile
     return queue_docs_allow(queue, table_privilege_of(privilege), role);
 }
 
-}  // namespace fetchq::ops
-
-namespace fetchq::ops {
-
-Oid catalog_owner() {
-    const Oid owner = table_owner("fetchq", "queues");
-    if (!OidIsValid(owner))
-        throw core::Error(core::sqlstate::kUndefinedObject, "table fetchq.queues does not exist",
-                          {},
-                          "Reinstall the extension: DROP EXTENSION fetchq; CREATE EXTENSION "
-                          "fetchq;");
-    return owner;
-}
-
 bool queue_rows_are_own(const std::string& queue, Oid role) {
     if (!core::queue_name_problem(queue).empty()) return false;
     const Oid owner = queue_owner_or_invalid(queue);

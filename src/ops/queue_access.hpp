@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/queue_privilege.hpp"
+#include "ops/catalog_owner.hpp"
 #include "pg/as_user.hpp"
 
 namespace fetchq::ops {
@@ -33,22 +34,6 @@ bool queue_privilege_held(const std::string& queue, core::QueuePrivilege privile
 // with grants; on a queue without, SELECT on its documents (and its logs,
 // with_logs). Needs SPI.
 bool queue_listed(const std::string& queue, bool with_logs = false);
-
-// The owner of fetchq's catalog, the tables of schema fetchq (the
-// extension's owner); 42704 when the catalog is missing.
-Oid catalog_owner();
-
-// Runs f as the owner of fetchq's catalog (restricted, a GUC nest level of
-// its own). Every write to a table of schema fetchq is made this way, once
-// fetchq checked the caller's right to it (no role but that owner writes or
-// locks the catalog: docs/install.md section 5); and so a function that
-// lists queues reads what it then shows only as queue_listed allows. f runs
-// statements on fetchq's own tables only: never one on a queue's tables or
-// one that calls what a role can define.
-template <typename F>
-void as_catalog_owner(F&& f) {
-    pg::as_user(catalog_owner(), f);
-}
 
 // Whether `role` may write the catalog rows of the queue (its settings,
 // jobs): it has the privileges of the owner of the queue's tables. A name

@@ -5,7 +5,7 @@
 #include "core/echo.hpp"
 #include "core/error.hpp"
 #include "ops/catalog_cache.hpp"
-#include "ops/queue_access.hpp"
+#include "ops/catalog_owner.hpp"
 #include "ops/stream_append.hpp"
 #include "ops/stream_commit.hpp"
 #include "ops/stream_locks.hpp"
@@ -43,7 +43,7 @@ int32_t read_stream_id(const std::string& name) {
 }
 
 // The catalog of streams (fetchq.streams, fetchq.stream_groups) is written
-// by fetchq only, as the catalog's owner (ops/queue_access.hpp), once the
+// by fetchq only, as the catalog's owner (ops/catalog_owner.hpp), once the
 // caller's right was checked here: to create a stream, the privilege to
 // append (INSERT on fetchq.stream_messages); to register a group, the
 // privilege to read (SELECT on fetchq.stream_messages or on a column of it);
