@@ -1,4 +1,4 @@
-#include "ops/catalog_cache.hpp"
+#include "ops/catalog/catalog_cache.hpp"
 
 #include "pg/postgres.hpp"
 

@@ -1,4 +1,4 @@
-#include "ops/catalog_owner.hpp"
+#include "ops/catalog/catalog_owner.hpp"
 
 #include "core/error.hpp"
 

@@ -1,4 +1,4 @@
-#include "ops/settings.hpp"
+#include "ops/config/settings.hpp"
 
 #include "pg/postgres.hpp"
 #include "pg/spi.hpp"

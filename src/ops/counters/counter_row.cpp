@@ -1,4 +1,4 @@
-#include "ops/counter_row.hpp"
+#include "ops/counters/counter_row.hpp"
 
 extern "C" {
 #include "access/genam.h"

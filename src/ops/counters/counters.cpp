@@ -1,4 +1,4 @@
-#include "ops/counters.hpp"
+#include "ops/counters/counters.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -10,8 +10,8 @@
 #include "core/error.hpp"
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
-#include "ops/counter_row.hpp"
-#include "ops/catalog_owner.hpp"
+#include "ops/counters/counter_row.hpp"
+#include "ops/catalog/catalog_owner.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"

@@ -1,11 +1,11 @@
-#include "ops/metric_log.hpp"
+#include "ops/counters/metric_log.hpp"
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "ops/counters.hpp"
-#include "ops/catalog_owner.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/catalog/catalog_owner.hpp"
 #include "pg/spi.hpp"
 
 namespace fetchq::ops {

@@ -1,11 +1,11 @@
-#include "ops/dead_letters.hpp"
+#include "ops/documents/dead_letters.hpp"
 
 #include "core/doc_status.hpp"
-#include "ops/doc_push.hpp"
-#include "ops/counters.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/route_rights.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/documents/doc_push.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/routes/route_rights.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "core/error.hpp"
 #include "pg/as_user.hpp"
 

@@ -1,12 +1,12 @@
-#include "ops/doc_moves.hpp"
+#include "ops/documents/doc_moves.hpp"
 
-#include "ops/pick_start.hpp"
-#include "ops/pick_wake.hpp"
-#include "ops/queue_activity.hpp"
+#include "ops/shared_memory/pick_start.hpp"
+#include "ops/shared_memory/pick_wake.hpp"
+#include "ops/shared_memory/queue_activity.hpp"
 
 #include <string>
 
-#include "ops/counters.hpp"
+#include "ops/counters/counters.hpp"
 
 namespace fetchq::ops {
 namespace {

@@ -1,14 +1,14 @@
-#include "ops/doc_outcome.hpp"
+#include "ops/documents/doc_outcome.hpp"
 
 #include <vector>
 
-#include "ops/dead_letters.hpp"
-#include "ops/doc_moves.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/queue_log.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/retry_policy.hpp"
-#include "ops/wake.hpp"
+#include "ops/documents/dead_letters.hpp"
+#include "ops/documents/doc_moves.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/queues/queue_log.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/documents/retry_policy.hpp"
+#include "ops/shared_memory/wake.hpp"
 
 namespace fetchq::ops {
 

@@ -1,13 +1,13 @@
-#include "ops/doc_pick.hpp"
+#include "ops/documents/doc_pick.hpp"
 
-#include "ops/doc_moves.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/pick_start.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/queue_tables.hpp"
-#include "ops/settings.hpp"
-#include "ops/session_end.hpp"
-#include "ops/wake.hpp"
+#include "ops/documents/doc_moves.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/shared_memory/pick_start.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/queues/queue_tables.hpp"
+#include "ops/config/settings.hpp"
+#include "ops/shared_memory/session_end.hpp"
+#include "ops/shared_memory/wake.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "ops/doc_push.hpp"
+#include "ops/documents/doc_push.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -7,14 +7,14 @@
 #include "core/echo.hpp"
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
-#include "ops/doc_moves.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/pick_start.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_defaults.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/route_delivery.hpp"
-#include "ops/wake.hpp"
+#include "ops/documents/doc_moves.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/shared_memory/pick_start.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_defaults.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/documents/route_delivery.hpp"
+#include "ops/shared_memory/wake.hpp"
 
 namespace fetchq::ops {
 

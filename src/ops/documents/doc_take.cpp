@@ -1,10 +1,10 @@
-#include "ops/doc_take.hpp"
+#include "ops/documents/doc_take.hpp"
 
 #include "core/doc_status.hpp"
-#include "ops/doc_moves.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/wake.hpp"
+#include "ops/documents/doc_moves.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/shared_memory/wake.hpp"
 
 namespace fetchq::ops {
 

@@ -1,4 +1,4 @@
-#include "ops/retry_policy.hpp"
+#include "ops/documents/retry_policy.hpp"
 
 namespace fetchq::ops {
 

@@ -1,12 +1,12 @@
-#include "ops/route_delivery.hpp"
+#include "ops/documents/route_delivery.hpp"
 
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "ops/doc_push.hpp"
-#include "ops/route_rights.hpp"
-#include "ops/route_selector.hpp"
-#include "ops/counters.hpp"
+#include "ops/documents/doc_push.hpp"
+#include "ops/routes/route_rights.hpp"
+#include "ops/routes/route_selector.hpp"
+#include "ops/counters/counters.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/route_cache.hpp"
+#include "ops/routes/route_cache.hpp"
 #include "pg/postgres.hpp"
 
 namespace fetchq::ops {

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "ops/counters.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/maintenance.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/dead_letters.hpp"
-#include "ops/doc_moves.hpp"
-#include "ops/queue_activity.hpp"
-#include "ops/session_end.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/maintenance/maintenance.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/documents/dead_letters.hpp"
+#include "ops/documents/doc_moves.hpp"
+#include "ops/shared_memory/queue_activity.hpp"
+#include "ops/shared_memory/session_end.hpp"
 
 namespace fetchq::ops {
 

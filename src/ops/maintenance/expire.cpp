@@ -2,11 +2,11 @@
 // ones are left to their consumer: completing an expired job is its call.
 #include <string>
 
-#include "ops/counters.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/maintenance.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/doc_moves.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/maintenance/maintenance.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/documents/doc_moves.hpp"
 
 namespace fetchq::ops {
 

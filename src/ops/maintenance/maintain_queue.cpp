@@ -2,7 +2,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "ops/maintenance.hpp"
+#include "ops/maintenance/maintenance.hpp"
 
 namespace fetchq::ops {
 

@@ -1,7 +1,7 @@
-#include "ops/metric_snapshot.hpp"
+#include "ops/maintenance/metric_snapshot.hpp"
 
-#include "ops/counters.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_sql.hpp"
 
 namespace fetchq::ops {
 

@@ -3,13 +3,13 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "ops/counters.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/retry_policy.hpp"
-#include "ops/maintenance.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/dead_letters.hpp"
-#include "ops/doc_moves.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/documents/retry_policy.hpp"
+#include "ops/maintenance/maintenance.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/documents/dead_letters.hpp"
+#include "ops/documents/doc_moves.hpp"
 
 namespace fetchq::ops {
 namespace {

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "ops/metric_log.hpp"
-#include "ops/metric_snapshot.hpp"
-#include "ops/catalog_owner.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/retention.hpp"
-#include "ops/maintenance.hpp"
+#include "ops/counters/metric_log.hpp"
+#include "ops/maintenance/metric_snapshot.hpp"
+#include "ops/catalog/catalog_owner.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/maintenance/retention.hpp"
+#include "ops/maintenance/maintenance.hpp"
 
 namespace fetchq::ops {
 

@@ -1,11 +1,11 @@
-#include "ops/purge.hpp"
+#include "ops/maintenance/purge.hpp"
 
 #include <string>
 
-#include "ops/doc_moves.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/maintenance.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/documents/doc_moves.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/maintenance/maintenance.hpp"
+#include "ops/queues/queue_sql.hpp"
 
 namespace fetchq::ops {
 

@@ -1,8 +1,8 @@
-#include "ops/retention.hpp"
+#include "ops/maintenance/retention.hpp"
 
 #include "core/echo.hpp"
 #include "core/error.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/args.hpp"
 
 namespace fetchq::ops {

@@ -1,10 +1,10 @@
-#include "ops/queue_access.hpp"
+#include "ops/queues/queue_access.hpp"
 
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
-#include "ops/counters.hpp"
-#include "ops/queue_grants.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_grants.hpp"
+#include "ops/queues/queue_sql.hpp"
 
 extern "C" {
 #include "utils/acl.h"

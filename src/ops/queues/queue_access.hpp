@@ -16,7 +16,7 @@
 #include <string>
 
 #include "core/queue_privilege.hpp"
-#include "ops/catalog_owner.hpp"
+#include "ops/catalog/catalog_owner.hpp"
 #include "pg/as_user.hpp"
 
 namespace fetchq::ops {

@@ -1,6 +1,6 @@
-#include "ops/queue_defaults.hpp"
+#include "ops/queues/queue_defaults.hpp"
 
-#include "ops/catalog_cache.hpp"
+#include "ops/catalog/catalog_cache.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 

@@ -1,7 +1,7 @@
-#include "ops/queue_grants.hpp"
+#include "ops/queues/queue_grants.hpp"
 
 #include "core/error.hpp"
-#include "ops/catalog_cache.hpp"
+#include "ops/catalog/catalog_cache.hpp"
 #include "pg/as_user.hpp"
 #include "pg/spi.hpp"
 

@@ -1,11 +1,11 @@
-#include "ops/queue_lifecycle.hpp"
+#include "ops/queues/queue_lifecycle.hpp"
 
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/queue_tables.hpp"
-#include "ops/session_end.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/queues/queue_tables.hpp"
+#include "ops/shared_memory/session_end.hpp"
 #include "pg/as_user.hpp"
 #include "pg/fault_injection.hpp"
 

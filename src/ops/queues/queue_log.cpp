@@ -1,8 +1,8 @@
-#include "ops/queue_log.hpp"
+#include "ops/queues/queue_log.hpp"
 
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_sql.hpp"
 
 namespace fetchq::ops {
 

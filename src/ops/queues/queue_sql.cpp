@@ -1,10 +1,10 @@
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_sql.hpp"
 
 #include "pg/relcache_release.hpp"
 
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
-#include "ops/counters.hpp"
+#include "ops/counters/counters.hpp"
 
 extern "C" {
 #include "utils/acl.h"

@@ -1,9 +1,9 @@
-#include "ops/queue_stats.hpp"
+#include "ops/queues/queue_stats.hpp"
 
 #include <string>
 
-#include "ops/doc_status_sql.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/queues/queue_sql.hpp"
 
 namespace fetchq::ops {
 

@@ -1,10 +1,10 @@
-#include "ops/queue_tables.hpp"
+#include "ops/queues/queue_tables.hpp"
 
 #include <string>
 #include <vector>
 
-#include "ops/queue_sql.hpp"
-#include "ops/doc_status_sql.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/queues/doc_status_sql.hpp"
 
 namespace fetchq::ops {
 

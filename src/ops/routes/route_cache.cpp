@@ -1,7 +1,7 @@
-#include "ops/route_cache.hpp"
+#include "ops/routes/route_cache.hpp"
 
-#include "ops/catalog_cache.hpp"
-#include "ops/route_selector.hpp"
+#include "ops/catalog/catalog_cache.hpp"
+#include "ops/routes/route_selector.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"

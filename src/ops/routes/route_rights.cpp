@@ -1,7 +1,7 @@
-#include "ops/route_rights.hpp"
+#include "ops/routes/route_rights.hpp"
 
 #include "core/queue_name.hpp"
-#include "ops/queue_access.hpp"
+#include "ops/queues/queue_access.hpp"
 #include "pg/guard.hpp"
 
 extern "C" {

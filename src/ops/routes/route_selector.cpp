@@ -1,4 +1,4 @@
-#include "ops/route_selector.hpp"
+#include "ops/routes/route_selector.hpp"
 
 #include "core/error.hpp"
 #include "pg/guard.hpp"

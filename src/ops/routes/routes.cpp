@@ -1,14 +1,14 @@
-#include "ops/routes.hpp"
+#include "ops/routes/routes.hpp"
 
 #include <vector>
 
 #include "core/error.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_lifecycle.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/route_cache.hpp"
-#include "ops/route_rights.hpp"
-#include "ops/route_selector.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_lifecycle.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/routes/route_cache.hpp"
+#include "ops/routes/route_rights.hpp"
+#include "ops/routes/route_selector.hpp"
 #include "pg/as_user.hpp"
 
 extern "C" {

@@ -1,12 +1,12 @@
-#include "ops/pick_start.hpp"
+#include "ops/shared_memory/pick_start.hpp"
 
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "ops/queue_slots.hpp"
-#include "ops/settings.hpp"
+#include "ops/shared_memory/queue_slots.hpp"
+#include "ops/config/settings.hpp"
 #include "pg/guard.hpp"
 
 extern "C" {

@@ -1,6 +1,6 @@
-#include "ops/pick_wake.hpp"
+#include "ops/shared_memory/pick_wake.hpp"
 
-#include "ops/queue_slots.hpp"
+#include "ops/shared_memory/queue_slots.hpp"
 #include "pg/guard.hpp"
 
 extern "C" {

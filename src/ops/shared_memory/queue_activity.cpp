@@ -1,6 +1,6 @@
-#include "ops/queue_activity.hpp"
+#include "ops/shared_memory/queue_activity.hpp"
 
-#include "ops/queue_slots.hpp"
+#include "ops/shared_memory/queue_slots.hpp"
 
 extern "C" {
 #include "port/atomics.h"

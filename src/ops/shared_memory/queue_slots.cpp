@@ -1,4 +1,4 @@
-#include "ops/queue_slots.hpp"
+#include "ops/shared_memory/queue_slots.hpp"
 
 #include <algorithm>
 

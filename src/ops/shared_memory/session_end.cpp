@@ -1,7 +1,7 @@
-#include "ops/session_end.hpp"
+#include "ops/shared_memory/session_end.hpp"
 
 #include "pg/guard.hpp"
-#include "ops/shared_state.hpp"
+#include "ops/shared_memory/shared_state.hpp"
 
 extern "C" {
 #include "storage/ipc.h"

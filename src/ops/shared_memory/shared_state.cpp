@@ -1,11 +1,11 @@
-#include "ops/shared_state.hpp"
+#include "ops/shared_memory/shared_state.hpp"
 
 #include "pg/guard.hpp"
 
-#include "ops/pick_start.hpp"
-#include "ops/pick_wake.hpp"
-#include "ops/queue_activity.hpp"
-#include "ops/settings.hpp"
+#include "ops/shared_memory/pick_start.hpp"
+#include "ops/shared_memory/pick_wake.hpp"
+#include "ops/shared_memory/queue_activity.hpp"
+#include "ops/config/settings.hpp"
 
 extern "C" {
 #include "storage/ipc.h"

@@ -1,6 +1,6 @@
-#include "ops/wake.hpp"
+#include "ops/shared_memory/wake.hpp"
 
-#include "ops/shared_state.hpp"
+#include "ops/shared_memory/shared_state.hpp"
 
 extern "C" {
 #include "storage/latch.h"

@@ -1,8 +1,8 @@
-#include "ops/stream_claims.hpp"
+#include "ops/streams/stream_claims.hpp"
 
-#include "ops/session_end.hpp"
-#include "ops/stream_locks.hpp"
-#include "ops/streams.hpp"
+#include "ops/shared_memory/session_end.hpp"
+#include "ops/streams/stream_locks.hpp"
+#include "ops/streams/streams.hpp"
 #include "pg/spi.hpp"
 
 extern "C" {

@@ -1,4 +1,4 @@
-#include "ops/stream_commit.hpp"
+#include "ops/streams/stream_commit.hpp"
 
 #include "pg/postgres.hpp"
 
@@ -16,7 +16,7 @@ extern "C" {
 #include "utils/snapmgr.h"
 }
 
-#include "ops/stream_tables.hpp"
+#include "ops/streams/stream_tables.hpp"
 #include "pg/guard.hpp"
 #include "pg/row_in_place.hpp"
 

@@ -1,4 +1,4 @@
-#include "ops/stream_locks.hpp"
+#include "ops/streams/stream_locks.hpp"
 
 #include "pg/guard.hpp"
 #include "pg/postgres.hpp"

@@ -1,4 +1,4 @@
-#include "ops/stream_read.hpp"
+#include "ops/streams/stream_read.hpp"
 
 extern "C" {
 #include "access/genam.h"
@@ -16,8 +16,8 @@ extern "C" {
 #include "utils/snapmgr.h"
 }
 
-#include "ops/stream_tables.hpp"
-#include "ops/streams.hpp"
+#include "ops/streams/stream_tables.hpp"
+#include "ops/streams/streams.hpp"
 #include "pg/guard.hpp"
 
 namespace fetchq::ops {

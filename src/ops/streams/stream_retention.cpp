@@ -1,4 +1,4 @@
-#include "ops/stream_retention.hpp"
+#include "ops/streams/stream_retention.hpp"
 
 #include <vector>
 

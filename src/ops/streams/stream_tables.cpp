@@ -1,4 +1,4 @@
-#include "ops/stream_tables.hpp"
+#include "ops/streams/stream_tables.hpp"
 
 extern "C" {
 #include "access/table.h"

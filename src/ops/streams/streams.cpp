@@ -1,14 +1,14 @@
-#include "ops/streams.hpp"
+#include "ops/streams/streams.hpp"
 
 #include <utility>
 
 #include "core/echo.hpp"
 #include "core/error.hpp"
-#include "ops/catalog_cache.hpp"
-#include "ops/catalog_owner.hpp"
-#include "ops/stream_append.hpp"
-#include "ops/stream_commit.hpp"
-#include "ops/stream_locks.hpp"
+#include "ops/catalog/catalog_cache.hpp"
+#include "ops/catalog/catalog_owner.hpp"
+#include "ops/streams/stream_append.hpp"
+#include "ops/streams/stream_commit.hpp"
+#include "ops/streams/stream_locks.hpp"
 #include "pg/spi.hpp"
 
 extern "C" {

@@ -4,12 +4,12 @@
 #include <vector>
 
 #include "pg/args.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/counters.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "ops/queue_stats.hpp"
+#include "ops/queues/queue_stats.hpp"
 
 namespace fetchq::sql_api {
 namespace {

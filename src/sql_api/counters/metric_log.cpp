@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "pg/args.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/counters.hpp"
-#include "ops/metric_log.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/counters/metric_log.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 

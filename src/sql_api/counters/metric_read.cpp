@@ -8,9 +8,9 @@
 #include "core/counter_columns.hpp"
 #include "core/error.hpp"
 #include "pg/args.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/counters.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 

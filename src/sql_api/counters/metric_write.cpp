@@ -2,9 +2,9 @@
 // increment joins the transaction's other counter changes (written at
 // commit, into this backend's stripe); a set rewrites the counter at once.
 #include "pg/args.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/counters.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 

@@ -4,9 +4,9 @@
 // fence) are new overloads of their own.
 #include <optional>
 
-#include "ops/doc_outcome.hpp"
-#include "ops/queue_log.hpp"
-#include "ops/queue_access.hpp"
+#include "ops/documents/doc_outcome.hpp"
+#include "ops/queues/queue_log.hpp"
+#include "ops/queues/queue_access.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "pg/spi.hpp"

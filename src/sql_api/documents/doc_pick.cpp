@@ -1,17 +1,17 @@
 // doc_pick: takes the next pending documents of a queue and locks them for a
 // while (status 2); the rows are skipped, never waited for, when another
 // consumer holds them.
-#include "ops/queue_access.hpp"
+#include "ops/queues/queue_access.hpp"
 #include "pg/args.hpp"
-#include "ops/counters.hpp"
-#include "ops/doc_pick.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/documents/doc_pick.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "ops/session_end.hpp"
-#include "ops/wake.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/doc_moves.hpp"
+#include "ops/shared_memory/session_end.hpp"
+#include "ops/shared_memory/wake.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/documents/doc_moves.hpp"
 
 extern "C" {
 #include "common/int.h"

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "ops/doc_pick.hpp"
-#include "ops/pick_wake.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/shared_state.hpp"
+#include "ops/documents/doc_pick.hpp"
+#include "ops/shared_memory/pick_wake.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/shared_memory/shared_state.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "pg/spi.hpp"

@@ -1,6 +1,6 @@
 // doc_take and doc_peek: one document named by queue and subject.
-#include "ops/doc_take.hpp"
-#include "ops/queue_access.hpp"
+#include "ops/documents/doc_take.hpp"
+#include "ops/queues/queue_access.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "pg/spi.hpp"

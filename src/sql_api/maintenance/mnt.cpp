@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "pg/args.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "ops/maintenance.hpp"
+#include "ops/maintenance/maintenance.hpp"
 
 namespace fetchq::sql_api {
 namespace {

@@ -14,9 +14,9 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/retention.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/maintenance/retention.hpp"
 #include "sql_api/function.hpp"
 
 namespace fetchq::sql_api {

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "pg/args.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_tables.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_tables.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 

@@ -8,9 +8,9 @@
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
 #include "pg/args.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_log.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_log.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 

@@ -9,10 +9,10 @@
 #include "core/error.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "sql_api/function.hpp"
-#include "ops/settings.hpp"
+#include "ops/config/settings.hpp"
 
 namespace fetchq::sql_api {
 namespace {

@@ -2,9 +2,9 @@
 // entries of ops/queue_lifecycle.
 #include <optional>
 
-#include "ops/queue_access.hpp"
-#include "ops/queue_lifecycle.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_lifecycle.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"

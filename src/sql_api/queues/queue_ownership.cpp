@@ -1,6 +1,6 @@
 // queue_is_own(queue): the test of the row security policies on
 // fetchq.queues and fetchq.jobs (queue_ownership.sql).
-#include "ops/queue_access.hpp"
+#include "ops/queues/queue_access.hpp"
 #include "pg/args.hpp"
 #include "sql_api/function.hpp"
 

@@ -11,10 +11,10 @@
 
 #include "core/error.hpp"
 #include "pg/args.hpp"
-#include "ops/dead_letters.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/queue_tables.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/documents/dead_letters.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_tables.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 

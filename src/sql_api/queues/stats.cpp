@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "core/counter_columns.hpp"
-#include "ops/queue_access.hpp"
-#include "ops/counters.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/queue_stats.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/queues/queue_stats.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"

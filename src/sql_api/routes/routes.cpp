@@ -2,9 +2,9 @@
 // subscribe_temporary: the SQL entries of ops/routes.
 #include <optional>
 
-#include "ops/queue_lifecycle.hpp"
-#include "ops/queue_sql.hpp"
-#include "ops/routes.hpp"
+#include "ops/queues/queue_lifecycle.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/routes/routes.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "pg/spi.hpp"

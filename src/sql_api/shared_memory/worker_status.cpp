@@ -7,7 +7,7 @@
 // scheduler for this database as soon as the transaction commits.
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
-#include "ops/shared_state.hpp"
+#include "ops/shared_memory/shared_state.hpp"
 
 extern "C" {
 #include "catalog/pg_authid_d.h"

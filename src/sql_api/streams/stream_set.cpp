@@ -11,7 +11,7 @@
 
 #include "core/echo.hpp"
 #include "core/error.hpp"
-#include "ops/streams.hpp"
+#include "ops/streams/streams.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "pg/spi.hpp"

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "ops/stream_claims.hpp"
-#include "ops/stream_read.hpp"
-#include "ops/streams.hpp"
+#include "ops/streams/stream_claims.hpp"
+#include "ops/streams/stream_read.hpp"
+#include "ops/streams/streams.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"
 #include "pg/spi.hpp"
