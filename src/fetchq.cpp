@@ -53,7 +53,7 @@ void on_xact(XactEvent event, void*) {
                 break;
             case XACT_EVENT_PREPARE:
                 // Its outcome comes without callbacks: what it changes is
-                // found by picks from the beginning (ops/pick_start.cpp).
+                // found by picks from the beginning (ops/shared_memory/pick_start.cpp).
                 forget_pick_changes();
                 at_abort();
                 forget_due();

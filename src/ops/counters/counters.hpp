@@ -37,9 +37,9 @@ void metric_forget(std::string_view queue, std::string_view metric);
 // The queue is being dropped or reset: its pending changes must not be written.
 void metric_forget_queue(std::string_view queue);
 // The queue's counter changes of this transaction come from calls that its
-// queue privileges authorised (ops/queue_access.hpp), or from their routed or
+// queue privileges authorised (ops/queues/queue_access.hpp), or from their routed or
 // dead-letter copies. Only a record now: every counter change is written at
-// commit by fetchq, as the owner of its catalog (ops/queue_access.hpp
+// commit by fetchq, as the owner of its catalog (ops/queues/queue_access.hpp
 // as_catalog_owner), whoever the caller; the calls that make the changes
 // checked the caller's right to them.
 void metric_on_behalf(std::string_view queue);
@@ -62,7 +62,7 @@ struct Counter {
 Counter counter_read(const std::string& queue, const std::string& metric);
 // Makes the counter equal `value` (drops its other stripes and its pending
 // change); true when it did not exist before. Written as the catalog's
-// owner (ops/queue_access.hpp): the caller checked the right to it.
+// owner (ops/queues/queue_access.hpp): the caller checked the right to it.
 bool counter_set(const std::string& queue, const std::string& metric, int64_t value);
 // A counter's value for an INTEGER result column; out of range is an error.
 // An empty queue means the total over all queues.

@@ -8,9 +8,9 @@
 // A copy is a delivery on someone else's behalf, as a route's is: the role
 // that set the dead-letter queue (recorded in fetchq.queues.dead_letter_set_by
 // by queue_set_dead_letter, or by a trigger for a plain write of the row,
-// sql_api/queue_settings.cpp) must manage the killing queue and be allowed
+// sql_api/queues/queue_settings.cpp) must manage the killing queue and be allowed
 // to push into the dead-letter queue, with no row security applying to it
-// there (ops/route_rights.hpp); checked when it is set and at each copy. The
+// there (ops/routes/route_rights.hpp); checked when it is set and at each copy. The
 // copies are inserted as the dead-letter queue's owner (pg/as_user.hpp), so
 // its triggers run as that owner, never as whoever killed the document: a
 // consumer, a superuser, or the scheduler acting as the queue's owner.

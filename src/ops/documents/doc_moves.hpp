@@ -1,5 +1,5 @@
 // The counters of the document moves (core/doc_status.hpp's table), added to
-// the transaction's tally (ops/counters.hpp): no move names its counters.
+// the transaction's tally (ops/counters/counters.hpp): no move names its counters.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@ namespace fetchq::ops {
 
 // `n` documents of `version` made `move` and ended in `to` (core::kDeleted:
 // deleted). Documents that ended pending: `earliest`, when given, is the
-// first of them in pick order; else they may lie anywhere (ops/pick_start.hpp).
+// first of them in pick order; else they may lie anywhere (ops/shared_memory/pick_start.hpp).
 void count_move(std::string_view queue, core::DocMove move, std::optional<core::DocStatus> to,
                 int64_t n, int32_t version = 0, const core::PickKey* earliest = nullptr);
 

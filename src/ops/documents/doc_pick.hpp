@@ -15,7 +15,7 @@ namespace fetchq::ops {
 // returns how many, their rows in SPI_tuptable (subject, payload, version,
 // priority, attempts, iterations, created_at, last_iteration,
 // next_iteration, lock_upgrade). Needs an SPI connection.
-// Picks start where the documents still to take begin (ops/pick_start.hpp).
+// Picks start where the documents still to take begin (ops/shared_memory/pick_start.hpp).
 uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval* lock,
               bool session_bound);
 

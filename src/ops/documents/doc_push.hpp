@@ -1,6 +1,6 @@
 // Documents into a queue: the statements of doc_push, doc_push_many,
 // doc_append and doc_upsert, the counters of each push, and the delivery of
-// what arrived through the queue's routes (ops/route_delivery.hpp). A topic
+// what arrived through the queue's routes (ops/documents/route_delivery.hpp). A topic
 // keeps nothing: a push into it only delivers.
 #pragma once
 

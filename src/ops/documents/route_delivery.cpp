@@ -71,7 +71,7 @@ class PathStep {
 }
 
 // The creator must still exist, read every document of the source and be
-// allowed to push into the destination (ops/route_rights.hpp). Returns the
+// allowed to push into the destination (ops/routes/route_rights.hpp). Returns the
 // destination's owner, as whom the copy is inserted: the owner's triggers
 // then run with the owner's rights, never with those of a privileged role
 // that made the route. A destination without tables is left to the push,

@@ -13,7 +13,7 @@
 //   it); a queue without tables raises "queue ... does not exist".
 // - `limit` >= 0 (negative raises 22023); 0 changes nothing.
 // - the counters of the change (pnd, pln, act, ...) are added with
-//   ops::metric_add (ops/counters.hpp), so they are written when the caller's transaction
+//   ops::metric_add (ops/counters/counters.hpp), so they are written when the caller's transaction
 //   commits and vanish if it rolls back.
 // - errors are thrown as C++ exceptions (pg::PgError, core::Error).
 #pragma once
@@ -61,7 +61,7 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
 // owner writes) whose owning session is not in `live`.
 std::vector<std::string> ended_temporary_queues(const std::vector<int64_t>& live);
 // Temporary queues with an idle timeout whose documents did not move for
-// that long (ops/queue_activity.hpp) by `now`.
+// that long (ops/shared_memory/queue_activity.hpp) by `now`.
 std::vector<std::string> idle_temporary_queues(TimestampTz now);
 
 // A periodic job of fetchq.jobs ('sts', 'drp' or 'lgp').
@@ -73,8 +73,8 @@ struct PeriodicJob {
 std::vector<PeriodicJob> claim_due_jobs(int32_t limit);
 // When the next periodic job is due (DT_NOEND if none).
 int64_t next_job_due();
-// Runs one job in C++ (ops/metric_snapshot, ops/retention, ops/metric_log),
-// as the caller's current user; nothing goes through the SQL functions.
+// Runs one job in C++ (ops/maintenance/metric_snapshot, ops/maintenance/retention,
+// ops/counters/metric_log), as the caller's current user; nothing goes through the SQL functions.
 void run_periodic_job(const PeriodicJob& job);
 
 // Raises 22023 when limit < 0 (shared by the tasks).

@@ -9,7 +9,7 @@
 // the privilege it needs runs as the queue's owner (pg/as_user.hpp: security
 // restricted, a GUC nest level of its own), so the caller needs no privilege
 // on any table, and the queue's counters are written on its behalf
-// (ops/counters.hpp); a call that does not is refused before it writes
+// (ops/counters/counters.hpp); a call that does not is refused before it writes
 // anything.
 #pragma once
 

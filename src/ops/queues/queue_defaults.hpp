@@ -1,5 +1,5 @@
 // A queue's settings that every push needs (its default_ttl), cached per
-// backend (ops/catalog_cache.hpp) so a push does not read fetchq.queues.
+// backend (ops/catalog/catalog_cache.hpp) so a push does not read fetchq.queues.
 #pragma once
 
 #include <optional>

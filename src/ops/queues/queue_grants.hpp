@@ -1,8 +1,8 @@
 // The grants of each queue (fetchq.queue_grants): read once per backend and
-// catalog generation (ops/catalog_cache.hpp) as the table's owner, since the
+// catalog generation (ops/catalog/catalog_cache.hpp) as the table's owner, since the
 // roles they name may read no table of fetchq; written by queue_grant and
 // queue_revoke, as that owner, once the caller's right to grant is checked
-// (ops/queue_access.hpp).
+// (ops/queues/queue_access.hpp).
 #pragma once
 
 #include <memory>

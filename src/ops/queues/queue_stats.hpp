@@ -1,6 +1,6 @@
 // A queue's documents counted by status, and what is ready to pick and since
 // when: the document half of fetchq.stats (the counters are the other half,
-// ops/counters.hpp).
+// ops/counters/counters.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The routes out of each queue, cached per backend (ops/catalog_cache.hpp)
+// The routes out of each queue, cached per backend (ops/catalog/catalog_cache.hpp)
 // so that a warm push reads no catalog: any committed change of
 // fetchq.routes or fetchq.queues reaches every backend's next push.
 #pragma once

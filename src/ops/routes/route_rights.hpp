@@ -1,14 +1,14 @@
 // What a role may do with a route from one queue to another, looked up in
 // one go: route_create asks for the caller, each delivery for the route's
-// creator (ops/route_delivery.hpp). A route copies every document that
+// creator (ops/documents/route_delivery.hpp). A route copies every document that
 // arrives in its source, so the role must read them all (no row security
 // filtering what it sees) and be allowed to push into the destination, with
 // no row security applying to its pushes there: a copy is inserted as the
 // destination's owner, whom the destination's policies do not hold back, so
 // a role they hold back would land rows they refuse. A queue with grants of
-// its own (ops/queue_access.hpp) asks for manage on the source and push on
+// its own (ops/queues/queue_access.hpp) asks for manage on the source and push on
 // the destination instead (a granted push runs as the owner anyway). Dead
-// letters (ops/dead_letters.hpp) use the destination's half. Needs SPI.
+// letters (ops/documents/dead_letters.hpp) use the destination's half. Needs SPI.
 #pragma once
 
 #include <string>

@@ -54,7 +54,7 @@ struct DbSlot {
     pg_atomic_uint64 next_wake;  // when the scheduler plans to wake up (TimestampTz)
     // The earliest moment commits made due since the scheduler last took it
     // (TimestampTz): folded into its next wake-up, so that a commit during a
-    // round need not wake it at once (ops/wake.cpp).
+    // round need not wake it at once (ops/shared_memory/wake.cpp).
     pg_atomic_uint64 noted_due;       // see note_due_in
     pg_atomic_uint32 sessions_ended;  // a session owning documents or queues exited
     // Keys of the sessions that exited last: they may still be listed as live

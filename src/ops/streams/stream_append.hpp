@@ -10,7 +10,7 @@
 // with another appender's), a read-only transaction, and tables changed
 // from what the extension creates (a trigger, row security, a CHECK
 // constraint, another index, another default, privileges granted only on
-// columns) are left to SQL (ops/streams.cpp).
+// columns) are left to SQL (ops/streams/streams.cpp).
 #pragma once
 
 #include <cstdint>

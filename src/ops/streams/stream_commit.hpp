@@ -5,7 +5,7 @@
 // commit of the same row as UPDATE does; in REPEATABLE READ a row committed
 // by another transaction since the snapshot is a serialization failure.
 // The first commit of a group on a key (no row yet), and a table changed
-// from what the extension creates, are left to SQL (ops/streams.cpp).
+// from what the extension creates, are left to SQL (ops/streams/streams.cpp).
 #pragma once
 
 #include <cstdint>

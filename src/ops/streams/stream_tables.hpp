@@ -1,5 +1,5 @@
 // The tables of streams read and written without the executor
-// (ops/stream_read.cpp, ops/stream_commit.cpp): opening them, the checks the
+// (ops/streams/stream_read.cpp, ops/streams/stream_commit.cpp): opening them, the checks the
 // executor would make, and lookups through their primary keys. Plain
 // PostgreSQL calls: for use inside one pg_call.
 #pragma once

@@ -43,7 +43,7 @@ int32_t read_stream_id(const std::string& name) {
 }
 
 // The catalog of streams (fetchq.streams, fetchq.stream_groups) is written
-// by fetchq only, as the catalog's owner (ops/catalog_owner.hpp), once the
+// by fetchq only, as the catalog's owner (ops/catalog/catalog_owner.hpp), once the
 // caller's right was checked here: to create a stream, the privilege to
 // append (INSERT on fetchq.stream_messages); to register a group, the
 // privilege to read (SELECT on fetchq.stream_messages or on a column of it);
@@ -219,7 +219,7 @@ void drop_stream(const std::string& name) {
 
 bool register_group(int32_t stream, const std::string& group) {
     require_messages_privilege(ACL_SELECT);
-    // Before the foreign key locks the stream's row (ops/stream_locks.hpp).
+    // Before the foreign key locks the stream's row (ops/streams/stream_locks.hpp).
     lock_stream_shared(stream);
     SPIPlanPtr plan = cached_plan(
         "", "stream_group_register",

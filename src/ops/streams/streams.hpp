@@ -1,6 +1,6 @@
 // Streams: an ordered log per key (src/schema/04_streams.sql). Offsets are
 // 1, 2, 3 ... per key, with no gap and in commit order: an append holds its
-// key (ops/stream_locks.hpp) until its transaction ends and numbers its
+// key (ops/streams/stream_locks.hpp) until its transaction ends and numbers its
 // message after the latest committed one, so the transaction that commits
 // first has the lower offset, and no reader ever sees offset n + 1 while n
 // is still to come. Readers and commits take no lock an append holds.
@@ -33,7 +33,7 @@ void set_stream_max_age(const std::string& name, const Interval* max_age);
 // The stream's id; raises 42704 when it does not exist.
 int32_t stream_id(const std::string& name);
 // The same, for appends: the stream is locked against its drop until this
-// transaction ends (ops/stream_locks.hpp), and an append that waited for a
+// transaction ends (ops/streams/stream_locks.hpp), and an append that waited for a
 // drop raises 42704.
 int32_t stream_for_append(const std::string& name);
 

@@ -1,4 +1,4 @@
--- Counting documents, resetting counters (src/sql_api/metric_compute.cpp)
+-- Counting documents, resetting counters (src/sql_api/counters/metric_compute.cpp)
 
 CREATE FUNCTION fetchq.metric_compute(queue VARCHAR, OUT cnt INTEGER, OUT pln INTEGER,
     OUT pnd INTEGER, OUT act INTEGER, OUT kll INTEGER, OUT cpl INTEGER)

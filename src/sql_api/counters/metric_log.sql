@@ -1,4 +1,4 @@
--- The counter write log (src/sql_api/metric_log.cpp)
+-- The counter write log (src/sql_api/counters/metric_log.cpp)
 
 CREATE FUNCTION fetchq.metric_log_set(queue VARCHAR, metric VARCHAR, value INTEGER,
     OUT affected_rows INTEGER)

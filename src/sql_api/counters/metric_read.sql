@@ -1,4 +1,4 @@
--- Reading counters (src/sql_api/metric_read.cpp)
+-- Reading counters (src/sql_api/counters/metric_read.cpp)
 
 CREATE FUNCTION fetchq.metric_get(queue VARCHAR, metric VARCHAR, OUT current_value INTEGER,
     OUT last_update TIMESTAMP WITH TIME ZONE, OUT does_exists BOOLEAN)

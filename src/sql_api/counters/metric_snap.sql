@@ -1,4 +1,4 @@
--- Counter history (src/sql_api/metric_snap.cpp)
+-- Counter history (src/sql_api/counters/metric_snap.cpp)
 
 CREATE FUNCTION fetchq.metric_snap(queue VARCHAR, OUT success BOOLEAN, OUT inserts INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_metric_snap' LANGUAGE C VOLATILE;

@@ -1,4 +1,4 @@
--- Direct counter writes (src/sql_api/metric_write.cpp)
+-- Direct counter writes (src/sql_api/counters/metric_write.cpp)
 
 CREATE FUNCTION fetchq.metric_set(queue VARCHAR, metric VARCHAR, value INTEGER,
     OUT current_value INTEGER, OUT was_created BOOLEAN)

@@ -1,5 +1,5 @@
 // What a consumer does with a document it picked: the SQL entries of
-// ops/doc_outcome (complete, kill, drop, reschedule, reject, extend) and of
+// ops/documents/doc_outcome (complete, kill, drop, reschedule, reject, extend) and of
 // doc_retry. The Fetchq 4 overloads stay; the forms with `attempts` (the
 // fence) are new overloads of their own.
 #include <optional>

@@ -1,4 +1,4 @@
--- Finishing picked documents (src/sql_api/doc_outcome.cpp)
+-- Finishing picked documents (src/sql_api/documents/doc_outcome.cpp)
 
 CREATE FUNCTION fetchq.doc_complete(queue VARCHAR, subject VARCHAR, OUT affected_rows INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_doc_complete' LANGUAGE C VOLATILE;

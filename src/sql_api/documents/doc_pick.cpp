@@ -75,7 +75,7 @@ FETCHQ_SQL_FUNCTION(fetchq_doc_pick, fetchq::sql_api::doc_pick)
 // doc_pick_position(priority, next_iteration, attempts, waits_before) ->
 // attempts + 1: in the SET list of doc_pick's statement, where it sees each
 // document's place in pick order before the pick changes it, and whether a
-// pending document not due yet lies before it (ops/doc_pick.hpp). Outside a
+// pending document not due yet lies before it (ops/documents/doc_pick.hpp). Outside a
 // pick it changes nothing: the next pick starts afresh. Plain C: nothing
 // here throws, and it runs once per document taken.
 extern "C" {

@@ -1,4 +1,4 @@
--- Picking documents (src/sql_api/doc_pick.cpp)
+-- Picking documents (src/sql_api/documents/doc_pick.cpp)
 
 CREATE FUNCTION fetchq.doc_pick(queue VARCHAR, version INTEGER, "limit" INTEGER,
     duration VARCHAR)

@@ -1,7 +1,7 @@
 // doc_pick_wait: a pick that waits for documents with no snapshot held. A
 // procedure (CALL), because only a procedure called by a top-level CALL may
 // commit: when there is nothing to pick, it commits its snapshot away and
-// sleeps on the queue's condition variable (ops/pick_wake.hpp) until a
+// sleeps on the queue's condition variable (ops/shared_memory/pick_wake.hpp) until a
 // commit makes a document pickable or the wait runs out.
 #include <string>
 

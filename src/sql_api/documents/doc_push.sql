@@ -1,4 +1,4 @@
--- Pushing documents (src/sql_api/doc_push.cpp)
+-- Pushing documents (src/sql_api/documents/doc_push.cpp)
 
 CREATE FUNCTION fetchq.doc_push(queue VARCHAR, subject VARCHAR, version INTEGER,
     priority INTEGER, next_iteration TIMESTAMP WITH TIME ZONE, payload JSONB,

@@ -1,4 +1,4 @@
--- One document by its subject (src/sql_api/doc_take.cpp)
+-- One document by its subject (src/sql_api/documents/doc_take.cpp)
 
 -- Takes the document for processing whatever its place in the queue: a
 -- planned or pending one becomes active, as doc_pick makes it; an active,

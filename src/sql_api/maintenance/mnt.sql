@@ -1,4 +1,4 @@
--- Document maintenance on demand (src/sql_api/mnt.cpp)
+-- Document maintenance on demand (src/sql_api/maintenance/mnt.cpp)
 
 CREATE FUNCTION fetchq.mnt_make_pending(queue VARCHAR, "limit" INTEGER,
     OUT affected_rows INTEGER)

@@ -43,7 +43,7 @@ constexpr const char* kDefaultDelay = "5m";
 constexpr int32_t kDefaultJobLimit = 1;
 constexpr int32_t kDefaultTaskLimit = 100;
 
-// The jobs are written as the catalog's owner (ops/queue_access.hpp), on the
+// The jobs are written as the catalog's owner (ops/queues/queue_access.hpp), on the
 // rows the caller may write, as the row security of fetchq.jobs would let it
 // write them: all of them for a role that bypasses it (a superuser, a role
 // with BYPASSRLS, the catalog's owner), else those of the queues whose tables

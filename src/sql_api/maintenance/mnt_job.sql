@@ -1,4 +1,4 @@
--- Maintenance jobs (src/sql_api/mnt_job.cpp)
+-- Maintenance jobs (src/sql_api/maintenance/mnt_job.cpp)
 
 CREATE FUNCTION fetchq.mnt_job_pick(lock_duration VARCHAR, "limit" INTEGER)
 RETURNS TABLE(id INTEGER, task VARCHAR, queue VARCHAR, attempts INTEGER, iterations BIGINT,

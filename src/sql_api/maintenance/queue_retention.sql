@@ -1,4 +1,4 @@
--- How long a queue keeps its logs and metrics (src/sql_api/queue_retention.cpp)
+-- How long a queue keeps its logs and metrics (src/sql_api/maintenance/queue_retention.cpp)
 
 CREATE FUNCTION fetchq.queue_set_logs_retention(queue VARCHAR, retention VARCHAR,
     OUT affected_rows INTEGER)

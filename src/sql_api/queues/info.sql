@@ -1,4 +1,4 @@
--- Housekeeping (src/sql_api/info.cpp)
+-- Housekeeping (src/sql_api/queues/info.cpp)
 
 -- version: the Fetchq API level clients check; extension_version: this
 -- extension's own version (pg_extension.extversion).

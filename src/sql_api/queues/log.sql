@@ -1,4 +1,4 @@
--- Error log and trace (src/sql_api/log.cpp)
+-- Error log and trace (src/sql_api/queues/log.cpp)
 
 CREATE FUNCTION fetchq.log_error(queue VARCHAR, subject VARCHAR, message VARCHAR,
     details JSONB, OUT queued_logs BOOLEAN)

@@ -1,4 +1,4 @@
--- Notifications (src/sql_api/notify.cpp)
+-- Notifications (src/sql_api/queues/notify.cpp)
 -- Channels: fetchq_on_change (changes of fetchq.queues, JSON payload) and,
 -- for queues with notify enabled, fetchq__<queue>__<pln|pnd|act|cpl|kll>
 -- (payload: the document's subject).

@@ -1,4 +1,4 @@
--- Looking at and emptying queues (src/sql_api/queue_content.cpp)
+-- Looking at and emptying queues (src/sql_api/queues/queue_content.cpp)
 
 CREATE FUNCTION fetchq.queue_top(queue VARCHAR, version INTEGER, "limit" INTEGER,
     "offset" INTEGER)

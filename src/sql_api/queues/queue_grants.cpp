@@ -1,5 +1,5 @@
 // queue_grant, queue_revoke and queue_has_privilege: the SQL entries of
-// ops/queue_grants and ops/queue_access.
+// ops/queues/queue_grants and ops/queues/queue_access.
 #include <string>
 #include <vector>
 

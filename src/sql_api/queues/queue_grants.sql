@@ -1,4 +1,4 @@
--- Per-queue privileges (src/sql_api/queue_grants.cpp; the table is in
+-- Per-queue privileges (src/sql_api/queues/queue_grants.cpp; the table is in
 -- src/schema/03_queue_grants.sql)
 
 -- Gives role (by name or regrole) one or more of push, pick, read and manage

@@ -1,5 +1,5 @@
 // queue_create, queue_drop, queue_get_id, queue_create_temporary: the SQL
-// entries of ops/queue_lifecycle.
+// entries of ops/queues/queue_lifecycle.
 #include <optional>
 
 #include "ops/queues/queue_access.hpp"

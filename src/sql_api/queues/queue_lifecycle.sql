@@ -1,4 +1,4 @@
--- Queue lifecycle (src/sql_api/queue_lifecycle.cpp)
+-- Queue lifecycle (src/sql_api/queues/queue_lifecycle.cpp)
 
 CREATE FUNCTION fetchq.queue_create(queue VARCHAR, OUT was_created BOOLEAN, OUT queue_id INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_queue_create' LANGUAGE C VOLATILE;

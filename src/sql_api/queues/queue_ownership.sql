@@ -1,4 +1,4 @@
--- Who may change a queue (src/sql_api/queue_ownership.cpp)
+-- Who may change a queue (src/sql_api/queues/queue_ownership.cpp)
 --
 -- The catalog rows of a queue (its settings in fetchq.queues, its jobs in
 -- fetchq.jobs) steer what the scheduler does to the queue's documents, so

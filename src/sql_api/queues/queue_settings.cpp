@@ -140,7 +140,7 @@ Datum queue_drop_version(FunctionCallInfo fcinfo) {
 
 // queues_changed() and routes_changed(): statement triggers of fetchq.queues
 // and fetchq.routes. Every backend caches queue settings and routes read at
-// each push (ops/catalog_cache.hpp); the invalidation queued here empties
+// each push (ops/catalog/catalog_cache.hpp); the invalidation queued here empties
 // those caches when the change commits.
 Datum queues_changed(FunctionCallInfo fcinfo) {
     if (!CALLED_AS_TRIGGER(fcinfo))
@@ -155,7 +155,7 @@ Datum queues_changed(FunctionCallInfo fcinfo) {
 
 // queue_set_dead_letter(queue, dead_letter_queue) -> affected_rows: the queue
 // that receives a copy of every document `queue` kills; NULL: none. The
-// copies are a delivery on the caller's behalf (ops/dead_letters.hpp): the
+// copies are a delivery on the caller's behalf (ops/documents/dead_letters.hpp): the
 // caller must manage `queue` and be allowed to push into the dead-letter
 // queue, without row security there; it is recorded as the setter, whose
 // rights each copy checks again.

@@ -1,4 +1,4 @@
--- A queue's settings and indexes (src/sql_api/queue_settings.cpp)
+-- A queue's settings and indexes (src/sql_api/queues/queue_settings.cpp)
 
 CREATE FUNCTION fetchq.queue_create_indexes(queue VARCHAR, OUT was_created BOOLEAN)
 AS 'MODULE_PATHNAME', 'fetchq_queue_create_indexes' LANGUAGE C VOLATILE;
@@ -42,7 +42,7 @@ CREATE FUNCTION fetchq.queue_set_retry_policy(queue VARCHAR, delay INTERVAL,
     jitter DOUBLE PRECISION DEFAULT 0, OUT affected_rows INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_queue_set_retry_policy' LANGUAGE C VOLATILE;
 
--- Empties every backend's cache of queue settings (src/ops/catalog_cache.hpp)
+-- Empties every backend's cache of queue settings (src/ops/catalog/catalog_cache.hpp)
 -- when a change of fetchq.queues commits, however it was made.
 CREATE FUNCTION fetchq.queues_changed() RETURNS trigger
 AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;

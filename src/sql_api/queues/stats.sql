@@ -1,4 +1,4 @@
--- Queue statistics (src/sql_api/stats.cpp): documents by status, what is
+-- Queue statistics (src/sql_api/queues/stats.cpp): documents by status, what is
 -- ready to pick and since when, and the counters.
 
 CREATE FUNCTION fetchq.stats(queue VARCHAR,

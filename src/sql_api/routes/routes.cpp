@@ -1,5 +1,5 @@
 // route_create, route_drop, topic_create, subscribe, unsubscribe and
-// subscribe_temporary: the SQL entries of ops/routes.
+// subscribe_temporary: the SQL entries of ops/routes/routes.
 #include <optional>
 
 #include "ops/queues/queue_lifecycle.hpp"

@@ -1,4 +1,4 @@
--- Routes, topics and subscriptions (src/sql_api/routes.cpp; the table is in
+-- Routes, topics and subscriptions (src/sql_api/routes/routes.cpp; the table is in
 -- src/schema/02_routes.sql)
 
 -- Every document that arrives in source and matches selector (a SQL/JSON
@@ -35,7 +35,7 @@ CREATE FUNCTION fetchq.subscribe_temporary(topic VARCHAR, selector TEXT DEFAULT 
 RETURNS VARCHAR
 AS 'MODULE_PATHNAME', 'fetchq_subscribe_temporary' LANGUAGE C VOLATILE;
 
--- Empties every backend's cache of routes (src/ops/catalog_cache.hpp) when a
+-- Empties every backend's cache of routes (src/ops/catalog/catalog_cache.hpp) when a
 -- change of fetchq.routes commits, however it was made.
 CREATE FUNCTION fetchq.routes_changed() RETURNS trigger
 AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;

@@ -1,4 +1,4 @@
--- Background workers (src/sql_api/worker_status.cpp, src/worker/)
+-- Background workers (src/sql_api/shared_memory/worker_status.cpp, src/worker/)
 
 CREATE FUNCTION fetchq.worker_status()
 RETURNS TABLE(datname TEXT, pid INTEGER, state TEXT, task TEXT,

@@ -1,6 +1,6 @@
 // stream_create, stream_drop, stream_append, stream_read, stream_commit,
 // stream_get, stream_claim, stream_release, stream_group_create and
-// stream_set: the SQL entries of ops/streams and ops/stream_claims.
+// stream_set: the SQL entries of ops/streams/streams and ops/streams/stream_claims.
 #include <string>
 #include <vector>
 

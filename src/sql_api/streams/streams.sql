@@ -1,4 +1,4 @@
--- Streams (src/sql_api/streams.cpp; the tables are in src/schema/04_streams.sql)
+-- Streams (src/sql_api/streams/streams.cpp; the tables are in src/schema/04_streams.sql)
 
 CREATE FUNCTION fetchq.stream_create(name VARCHAR, OUT was_created BOOLEAN,
     OUT stream_id INTEGER)
