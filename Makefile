@@ -3,19 +3,21 @@ EXTENSION   = fetchq
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" fetchq.control)
 
 MODULE_big  = fetchq
-SRCS        = $(sort $(wildcard src/*.cpp src/core/*.cpp src/pg/*.cpp src/ops/*.cpp src/sql_api/*.cpp src/worker/*.cpp))
+SRCS        = $(sort $(wildcard src/*.cpp src/core/*.cpp src/pg/*.cpp src/ops/*/*.cpp \
+                              src/sql_api/*.cpp src/sql_api/*/*.cpp src/worker/*.cpp))
 OBJS        = $(SRCS:.cpp=.o)
 
 # The install script is assembled from one fragment per family of objects:
-# the catalog first, then the functions of each src/sql_api family.
-SQL_PARTS   = $(sort $(wildcard src/schema/*.sql)) $(sort $(wildcard src/sql_api/*.sql))
+# the catalog first, then the functions of each src/sql_api family (one
+# folder per sub-domain of src/ops).
+SQL_PARTS   = $(sort $(wildcard src/schema/*.sql)) $(sort $(wildcard src/sql_api/*/*.sql))
 # Updates (src/upgrade/README.md). A released version's update script is
 # committed as the tag built it; the one to this version is assembled from
 # what the previous release lacks, every function, view, trigger and policy
 # again (created or replaced), then the rows the new version keeps otherwise.
 UPGRADES_RELEASED = src/upgrade/fetchq--0.1.0--0.2.0.sql
 UPGRADE_FROM_0_2_0 = src/upgrade/0.2.0--0.2.1.before.sql \
-                     $(sort $(wildcard src/sql_api/*.sql)) \
+                     $(sort $(wildcard src/sql_api/*/*.sql)) \
                      src/upgrade/0.2.0--0.2.1.after.sql
 DATA         = $(UPGRADES_RELEASED)
 DATA_built   = fetchq--$(EXTVERSION).sql fetchq--0.2.0--0.2.1.sql
@@ -63,7 +65,7 @@ fetchq--0.2.0--0.2.1.sql: $(UPGRADE_FROM_0_2_0) scripts/replaceable.sed fetchq.c
 	  for f in $(UPGRADE_FROM_0_2_0); do echo; echo "-- $$f"; \
 	    case $$f in src/sql_api/*) sed -f scripts/replaceable.sed $$f;; *) cat $$f;; esac; done; } > $@
 
-$(OBJS): $(wildcard src/*/*.hpp)
+$(OBJS): $(wildcard src/*/*.hpp src/*/*/*.hpp)
 # The library knows its version (pg/extension_version.cpp).
 src/pg/extension_version.o: fetchq.control
 
@@ -79,4 +81,4 @@ demo:
 	./scripts/demo.sh
 
 format:
-	clang-format -i src/*/*.cpp src/*/*.hpp test/unit/*.cpp
+	clang-format -i src/*/*.cpp src/*/*.hpp src/*/*/*.cpp src/*/*/*.hpp test/unit/*.cpp

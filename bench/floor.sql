@@ -22,7 +22,7 @@ CREATE TABLE floor_docs (
     payload JSONB,
     expires_at TIMESTAMP WITH TIME ZONE,
     lock_session BIGINT);
--- The extension's indexes on a queue's documents (src/ops/queue_tables.cpp),
+-- The extension's indexes on a queue's documents (src/ops/queues/queue_tables.cpp),
 -- the retention indexes of completed and killed documents included.
 CREATE INDEX floor_docs_pick_idx ON floor_docs (version, priority DESC, next_iteration, attempts)
     WHERE status = 1 AND lock_upgrade IS NULL;

@@ -1,5 +1,5 @@
 -- A backend starts its next update of a counter row from the version it
--- wrote last (ops/counter_row.cpp): the counts stay exact when that version
+-- wrote last (ops/counters/counter_row.cpp): the counts stay exact when that version
 -- moved, vanished, or its address now holds another queue's row.
 SET client_min_messages = warning;
 SELECT was_created FROM fetchq.queue_create('addr_q');

@@ -1,4 +1,4 @@
--- Picks start where the documents still to take begin (ops/pick_start.hpp):
+-- Picks start where the documents still to take begin (ops/shared_memory/pick_start.hpp):
 -- whatever moved a document before that place, the next pick takes it, as a
 -- pick from the beginning of the queue would.
 SET client_min_messages = warning;

@@ -1,6 +1,6 @@
 -- The functions run with the caller's privileges on the queues' tables
 -- (docs/install.md, section 5); fetchq's catalog, the counter row a commit
--- writes included (src/ops/counter_row.cpp), is written by fetchq itself,
+-- writes included (src/ops/counters/counter_row.cpp), is written by fetchq itself,
 -- as the extension's owner: a role needs no privilege on it but SELECT.
 SELECT was_created FROM fetchq.queue_create('privileges_q');
 -- This backend's counter row of the queue exists from now on.

@@ -1,5 +1,5 @@
 -- An append updates its key's head row, and a commit its group's row, in
--- place (ops/stream_append.cpp, ops/stream_commit.cpp), each pruning the
+-- place (ops/streams/stream_append.cpp, ops/streams/stream_commit.cpp), each pruning the
 -- row's page first: 3,000 of each, one transaction each, number and commit
 -- exactly and leave the two tables at a few pages.
 SET client_min_messages = warning;

@@ -2,15 +2,15 @@
 // _PG_init defines the settings, requests shared memory and registers the
 // launcher (only when preloaded, and not under pg_upgrade), and wires the transaction callbacks
 // that write the counters of a commit and wake the scheduler.
-#include "ops/counters.hpp"
-#include "ops/pick_start.hpp"
-#include "ops/pick_wake.hpp"
-#include "ops/queue_activity.hpp"
-#include "ops/catalog_cache.hpp"
-#include "ops/routes.hpp"
-#include "ops/settings.hpp"
-#include "ops/shared_state.hpp"
-#include "ops/wake.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/shared_memory/pick_start.hpp"
+#include "ops/shared_memory/pick_wake.hpp"
+#include "ops/shared_memory/queue_activity.hpp"
+#include "ops/catalog/catalog_cache.hpp"
+#include "ops/routes/routes.hpp"
+#include "ops/config/settings.hpp"
+#include "ops/shared_memory/shared_state.hpp"
+#include "ops/shared_memory/wake.hpp"
 #include "pg/fault_injection.hpp"
 #include "pg/fetchq4_quoting.hpp"
 #include "pg/guard.hpp"
@@ -53,7 +53,7 @@ void on_xact(XactEvent event, void*) {
                 break;
             case XACT_EVENT_PREPARE:
                 // Its outcome comes without callbacks: what it changes is
-                // found by picks from the beginning (ops/pick_start.cpp).
+                // found by picks from the beginning (ops/shared_memory/pick_start.cpp).
                 forget_pick_changes();
                 at_abort();
                 forget_due();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where picks start (ops/pick_start.hpp). Concurrent producers (out-of-order
+# Where picks start (ops/shared_memory/pick_start.hpp). Concurrent producers (out-of-order
 # commits, higher priorities, rollbacks) and consumers (picks, rolled-back
 # picks and savepoints, reschedules) on one queue, with a start from the
 # first pick and no renewal: afterwards no due document is left behind the

@@ -243,7 +243,7 @@ check "only the owner drops a stream" \
 check "only the owner sets a maximum age" \
     "$(psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.stream_set_max_age('st_drop', '1 hour')" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p')" \
     '42501 must be owner of stream "st_drop"'
-# stream_read reads the tables without the executor (ops/stream_read.cpp):
+# stream_read reads the tables without the executor (ops/streams/stream_read.cpp):
 # it checks the privileges a SELECT would, the table's or each column's.
 as_other() {
     psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "$1" 2>&1 |
@@ -267,7 +267,7 @@ check "stream_get needs SELECT on the offsets" \
     "$(as_other "SELECT fetchq.stream_get('st_log', 'gp', 'priv')")" \
     "42501 permission denied for table stream_offsets"
 # stream_commit moves a group's existing row without the executor
-# (ops/stream_commit.cpp), checked as the INSERT ... ON CONFLICT DO UPDATE
+# (ops/streams/stream_commit.cpp), checked as the INSERT ... ON CONFLICT DO UPDATE
 # it replaces; a role with column grants only, and a table with a trigger,
 # take the SQL path.
 q "GRANT SELECT ON fetchq.stream_offsets TO st_other;
@@ -303,7 +303,7 @@ check "a CHECK constraint added to the offsets holds (through SQL)" \
     '23514 new row for relation "stream_offsets" violates check constraint "st_not_six"'
 q "ALTER TABLE fetchq.stream_offsets DROP CONSTRAINT st_not_six"
 # stream_append moves a key's existing head row and inserts the message
-# without the executor (ops/stream_append.cpp), checked as the statement it
+# without the executor (ops/streams/stream_append.cpp), checked as the statement it
 # replaces; a trigger, a NOT NULL or a default added to the messages, and
 # privileges on columns only, take the SQL path.
 q "GRANT SELECT ON fetchq.stream_keys TO st_other; REVOKE UPDATE ON fetchq.stream_keys FROM st_other"
@@ -388,7 +388,7 @@ q "DROP RULE st_also ON fetchq.stream_offsets"
 check "without the rules, commits and appends are in place again" \
     "$(q "SELECT fetchq.stream_commit('st_log', 'g_rule', 'ruled', 2) || '|' || fetchq.stream_append('st_log', 'ruled', '{}')")" \
     "2|7"
-# A queue's counter rows are moved in place the same way (ops/counter_row.cpp),
+# A queue's counter rows are moved in place the same way (ops/counters/counter_row.cpp),
 # standing for an INSERT ... ON CONFLICT DO UPDATE: in one session, whose
 # second push finds its counter row, an UPDATE rule refuses the push.
 out=$(psql -X -q -At -d "$db" -v VERBOSITY=verbose 2>&1 <<'SQL' || true

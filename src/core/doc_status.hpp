@@ -225,7 +225,7 @@ struct MoveSpec {
 
 namespace detail {
 
-// Every move, as the current code makes it (sql_api/doc_*.cpp, worker/task_*.cpp).
+// Every move, as the current code makes it (sql_api/documents/doc_*.cpp, ops/maintenance/*.cpp).
 // Each case reads {from, to, {counter changes}, change of the version counter}.
 constexpr MoveSpec make_move_spec(DocMove move) {
     using S = DocStatus;

@@ -19,7 +19,7 @@
 // meanwhile is folded into every reader of its queue; the pick then moves
 // the start to the earlier of its first document and what was folded in.
 //
-// Plain data, kept in shared memory by ops/pick_start.cpp under a spinlock.
+// Plain data, kept in shared memory by ops/shared_memory/pick_start.cpp under a spinlock.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@
 namespace fetchq::core {
 
 // A document's place in pick order: priority descending, then
-// next_iteration, then attempts (the pick index of ops/queue_tables.cpp).
+// next_iteration, then attempts (the pick index of ops/queues/queue_tables.cpp).
 struct PickKey {
     int32_t priority = 0;
     int64_t next_iteration = 0;  // TimestampTz

@@ -4,7 +4,7 @@
 // a clean ERROR, WARNING or LOG instead of a crash. Empty (the default):
 // nothing is injected. One name asks for something else than an exception:
 // temporary_queue_name makes queue_create_temporary draw predictable names
-// (ops/queue_lifecycle.cpp), so that a test can take them first.
+// (ops/queues/queue_lifecycle.cpp), so that a test can take them first.
 #pragma once
 
 namespace fetchq::pg {

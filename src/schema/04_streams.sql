@@ -7,7 +7,7 @@
 -- foreign keys (a check per append or commit, and a shared row lock on the
 -- stream's row that concurrent appenders turn into multixacts):
 -- stream_drop deletes their rows itself, after waiting for the appends under
--- way (a lock of fetchq's own on the stream, src/ops/stream_locks.hpp). Nor
+-- way (a lock of fetchq's own on the stream, src/ops/streams/stream_locks.hpp). Nor
 -- CHECK constraints on the offsets: the executor compiles them again for
 -- every statement, and the functions, which alone number messages and move
 -- offsets, keep them positive.

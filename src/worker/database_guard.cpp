@@ -1,7 +1,7 @@
 #include "worker/database_guard.hpp"
 
-#include "ops/pick_start.hpp"
-#include "ops/shared_state.hpp"
+#include "ops/shared_memory/pick_start.hpp"
+#include "ops/shared_memory/shared_state.hpp"
 #include "pg/guard.hpp"
 
 extern "C" {

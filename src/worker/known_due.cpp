@@ -3,8 +3,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ops/catalog_cache.hpp"
-#include "ops/queue_activity.hpp"
+#include "ops/catalog/catalog_cache.hpp"
+#include "ops/shared_memory/queue_activity.hpp"
 
 namespace fetchq::worker {
 namespace {

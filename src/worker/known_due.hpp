@@ -1,7 +1,7 @@
 // The due moments the scheduler remembers of idle queues. A queue's next due
 // moment (its earliest planned document, lock expiry, expiry or end of
 // retention: next_due) changes only when its documents move, which every
-// fetchq function records at commit (ops/queue_activity.hpp), or when its
+// fetchq function records at commit (ops/shared_memory/queue_activity.hpp), or when its
 // settings change (the catalog generation). So an idle queue costs no
 // statement in a round while nothing moved in it since its due moment was
 // read, the catalog is the same, and that moment is still ahead; with

@@ -6,8 +6,8 @@
 
 #include "core/backoff.hpp"
 #include "core/name_list.hpp"
-#include "ops/settings.hpp"
-#include "ops/shared_state.hpp"
+#include "ops/config/settings.hpp"
+#include "ops/shared_memory/shared_state.hpp"
 #include "pg/guard.hpp"
 #include "pg/postgres.hpp"
 

@@ -10,19 +10,19 @@
 
 #include "core/backoff.hpp"
 #include "pg/guard.hpp"
-#include "ops/counters.hpp"
-#include "ops/doc_status_sql.hpp"
-#include "ops/queue_sql.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "pg/extension_version.hpp"
 #include "pg/spi.hpp"
-#include "ops/session_end.hpp"
-#include "ops/settings.hpp"
-#include "ops/shared_state.hpp"
-#include "ops/maintenance.hpp"
-#include "ops/purge.hpp"
-#include "ops/queue_grants.hpp"
-#include "ops/stream_retention.hpp"
-#include "ops/queue_lifecycle.hpp"
+#include "ops/shared_memory/session_end.hpp"
+#include "ops/config/settings.hpp"
+#include "ops/shared_memory/shared_state.hpp"
+#include "ops/maintenance/maintenance.hpp"
+#include "ops/maintenance/purge.hpp"
+#include "ops/queues/queue_grants.hpp"
+#include "ops/streams/stream_retention.hpp"
+#include "ops/queues/queue_lifecycle.hpp"
 #include "worker/known_due.hpp"
 #include "worker/server_log.hpp"
 #include "worker/transaction.hpp"
@@ -153,7 +153,7 @@ TimestampTz next_due(const std::string& queue) {
             : ops::queue_execute_once(queue, text(), {TEXTOID}, &name, nullptr, true, 1);
     bool isnull = true;
     const Datum d = rows == 0 ? (Datum)0 : pg::spi_value(0, 1, &isnull);
-    // What planning it put in the relcache goes too (ops/queue_sql.hpp).
+    // What planning it put in the relcache goes too (ops/queues/queue_sql.hpp).
     if (!pg::has_plans(queue)) ops::release_queue_relcache(queue);
     return isnull ? DT_NOEND : DatumGetTimestampTz(d);
 }
@@ -314,7 +314,7 @@ std::vector<std::string> drop_idle_temporary_queues(const std::vector<Queue>& qu
 
 // The grants of roles that were dropped (DROP ROLE cannot see them: they
 // are rows of fetchq.queue_grants), removed with the same cadence; until
-// then they apply to nobody (ops/queue_access.hpp).
+// then they apply to nobody (ops/queues/queue_access.hpp).
 void forget_dropped_roles() {
     static TimestampTz last_check = 0;
     const TimestampTz start = GetCurrentTimestamp();

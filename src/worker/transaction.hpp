@@ -7,7 +7,7 @@
 #include <exception>
 #include <string>
 
-#include "ops/settings.hpp"
+#include "ops/config/settings.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
 #include "pg/postgres.hpp"

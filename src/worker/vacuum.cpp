@@ -10,7 +10,7 @@
 
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
-#include "ops/settings.hpp"
+#include "ops/config/settings.hpp"
 #include "worker/server_log.hpp"
 #include "worker/transaction.hpp"
 

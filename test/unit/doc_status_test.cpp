@@ -125,28 +125,28 @@ struct Expected {
 const std::vector<Expected>& expected_moves() {
     using S = DocStatus;
     static const std::vector<Expected> expected = {
-        // src/sql_api/doc_push.cpp, count_pushed(): ent, cnt, v<version> +n, then
+        // src/sql_api/documents/doc_push.cpp, count_pushed(): ent, cnt, v<version> +n, then
         // pnd +n when status_for() says due (next_iteration <= transaction start),
         // else pln +n.
         {DocMove::kPush, kNew, S::kPending, {{"ent", 1}, {"cnt", 1}, {"pnd", 1}}, 1},
         {DocMove::kPush, kNew, S::kPlanned, {{"ent", 1}, {"cnt", 1}, {"pln", 1}}, 1},
         // src/worker/task_promote.cpp, promote_planned(): status 0 -> 1, pnd +n, pln -n.
         {DocMove::kPromote, S::kPlanned, S::kPending, {{"pnd", 1}, {"pln", -1}}, 0},
-        // src/sql_api/doc_pick.cpp, doc_pick(): status 1 -> 2, pkd +n, act +n, pnd -n.
+        // src/sql_api/documents/doc_pick.cpp, doc_pick(): status 1 -> 2, pkd +n, act +n, pnd -n.
         {DocMove::kPick, S::kPending, S::kActive, {{"pkd", 1}, {"act", 1}, {"pnd", -1}}, 0},
-        // src/sql_api/doc_outcome.cpp, doc_complete() and doc_complete_many():
+        // src/sql_api/documents/doc_outcome.cpp, doc_complete() and doc_complete_many():
         // count_finished("cpl") = prc +n, cpl +n, act -n.
         {DocMove::kComplete, S::kActive, S::kCompleted, {{"prc", 1}, {"cpl", 1}, {"act", -1}}, 0},
-        // src/sql_api/doc_outcome.cpp, doc_kill(): count_finished("kll").
+        // src/sql_api/documents/doc_outcome.cpp, doc_kill(): count_finished("kll").
         {DocMove::kKill, S::kActive, S::kKilled, {{"prc", 1}, {"kll", 1}, {"act", -1}}, 0},
-        // src/sql_api/doc_outcome.cpp, doc_drop(): DELETE ... status = 2,
+        // src/sql_api/documents/doc_outcome.cpp, doc_drop(): DELETE ... status = 2,
         // count_finished("drp"), cnt -n, v<version> -n.
         {DocMove::kDrop,
          S::kActive,
          kDeleted,
          {{"prc", 1}, {"drp", 1}, {"act", -1}, {"cnt", -1}},
          -1},
-        // src/sql_api/doc_outcome.cpp, doc_reschedule(): count_finished("res"),
+        // src/sql_api/documents/doc_outcome.cpp, doc_reschedule(): count_finished("res"),
         // then pnd +n when due, pln +n when not.
         {DocMove::kReschedule,
          S::kActive,
@@ -158,7 +158,7 @@ const std::vector<Expected>& expected_moves() {
          S::kPlanned,
          {{"prc", 1}, {"res", 1}, {"act", -1}, {"pln", 1}},
          0},
-        // src/sql_api/doc_outcome.cpp, doc_reject(): count_finished("rej"), err +n,
+        // src/sql_api/documents/doc_outcome.cpp, doc_reject(): count_finished("rej"), err +n,
         // then pnd +n, or kll +n when attempts >= max_attempts (status -1).
         {DocMove::kReject,
          S::kActive,
@@ -199,10 +199,10 @@ const std::vector<Expected>& expected_moves() {
         // per row pln or pnd -1 and v<version> -1; cnt -n, exp +n.
         {DocMove::kExpire, S::kPlanned, kDeleted, {{"pln", -1}, {"cnt", -1}, {"exp", 1}}, -1},
         {DocMove::kExpire, S::kPending, kDeleted, {{"pnd", -1}, {"cnt", -1}, {"exp", 1}}, -1},
-        // src/sql_api/doc_retry.cpp: kll -n, pnd or pln +n (as issue 11 asks).
+        // src/ops/documents/doc_outcome.cpp (doc_retry): kll -n, pnd or pln +n (as issue 11 asks).
         {DocMove::kRetry, S::kKilled, S::kPending, {{"kll", -1}, {"pnd", 1}}, 0},
         {DocMove::kRetry, S::kKilled, S::kPlanned, {{"kll", -1}, {"pln", 1}}, 0},
-        // src/ops/purge.cpp: retention of finished documents; cnt and cpl or
+        // src/ops/maintenance/purge.cpp: retention of finished documents; cnt and cpl or
         // kll down, rtn (removed by retention) up, ent and pkd untouched.
         {DocMove::kPurge, S::kCompleted, kDeleted, {{"cpl", -1}, {"cnt", -1}, {"rtn", 1}}, -1},
         {DocMove::kPurge, S::kKilled, kDeleted, {{"kll", -1}, {"cnt", -1}, {"rtn", 1}}, -1},

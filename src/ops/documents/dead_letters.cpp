@@ -1,0 +1,129 @@
+#include "ops/documents/dead_letters.hpp"
+
+#include "core/doc_status.hpp"
+#include "ops/documents/doc_push.hpp"
+#include "ops/counters/counters.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/routes/route_rights.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "core/error.hpp"
+#include "pg/as_user.hpp"
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+
+std::optional<DeadLetter> dead_letter_queue(const std::string& queue) {
+    SPIPlanPtr plan = cached_plan("", "dead_letter_of",
+                                  [] {
+                                      return std::string(
+                                          "SELECT dead_letter_queue::text, dead_letter_set_by::oid"
+                                          " FROM fetchq.queues WHERE name = $1");
+                                  },
+                                  {TEXTOID});
+    Datum name = to_text(queue);
+    if (spi_execute(plan, &name, nullptr, true, 1) != 1) return std::nullopt;
+    const char* dlq = spi_text(0, 1);
+    if (!dlq) return std::nullopt;
+    bool isnull = false;
+    const Datum set_by = spi_value(0, 2, &isnull);
+    return DeadLetter{dlq, isnull ? InvalidOid : DatumGetObjectId(set_by)};
+}
+
+std::vector<KilledDoc> killed_rows(const std::vector<uint64_t>& rows, int status_col,
+                                   int first_col) {
+    std::vector<KilledDoc> out;
+    for (uint64_t row : rows) {
+        if (status_col > 0 &&
+            spi_int(row, status_col) != core::status_code(core::DocStatus::kKilled))
+            continue;
+        KilledDoc d;
+        d.subject = spi_text(row, first_col);
+        if (const char* payload = spi_text(row, first_col + 1)) d.payload = payload;
+        d.attempts = spi_int(row, first_col + 2);
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+namespace {
+
+std::string role_name(Oid role) {
+    const char* name = pg_call([&] { return GetUserNameFromId(role, true); });
+    return name ? name : "with OID " + std::to_string(role);
+}
+
+}  // namespace
+
+Oid dead_letter_receiver(const std::string& queue, const std::string& dead_letter, Oid set_by,
+                         bool setting) {
+    const Oid owner = queue_owner_or_invalid(queue);
+    const Oid role = OidIsValid(set_by) ? set_by : owner;
+    const RouteRights rights = route_rights(queue, dead_letter, role);
+    if (!rights.destination_exists) throw_queue_missing(dead_letter);
+    const bool manages =
+        rights.role_exists && queue_privilege_held(queue, core::QueuePrivilege::kManage, role);
+    if (manages && rights.may_push && !rights.push_filtered) return rights.destination_owner;
+    // Why not, naming the role.
+    std::string who;
+    if (setting)
+        who = "The role";
+    else if (OidIsValid(set_by))
+        who = "Role \"" + role_name(role) + "\", who set it,";
+    else
+        who = "Role \"" + role_name(role) + "\", the owner of queue \"" + queue +
+              "\" (it was set before fetchq 0.2.1, which did not record who set it),";
+    std::string why;
+    if (!rights.role_exists)
+        why = "The role that set it, with OID " + std::to_string(role) + ", no longer exists.";
+    else if (!manages)
+        why = who + " lacks manage on queue \"" + queue + "\".";
+    else if (!rights.may_push)
+        why = who + " may not push into queue \"" + dead_letter + "\".";
+    else
+        why = who + " may push into queue \"" + dead_letter +
+              "\" only through row security, and the copies are inserted as that queue's owner.";
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "permission denied to copy killed documents of queue \"" + queue +
+                          "\" into dead-letter queue \"" + dead_letter + "\"",
+                      why,
+                      setting ? "A role may make a queue the dead-letter queue of another only "
+                                "when it may push into it, without row security."
+                              : "Give that role the right again, set the dead-letter queue again "
+                                "as a role that has it (fetchq.queue_set_dead_letter('" +
+                                    queue + "', '" + dead_letter +
+                                    "')), or remove it (fetchq.queue_set_dead_letter('" + queue +
+                                    "', NULL)).");
+}
+
+void send_to_dead_letters(const std::string& queue, const DeadLetter& dead_letter_of,
+                          const std::vector<KilledDoc>& docs, const std::string& error) {
+    const std::string& dead_letter = dead_letter_of.queue;
+    const Oid receiver = dead_letter_receiver(queue, dead_letter, dead_letter_of.set_by);
+    // A copy of a kill counted on the caller's behalf is counted so too.
+    if (metric_is_on_behalf(queue)) metric_on_behalf(dead_letter);
+    SPIPlanPtr plan =
+        cached_plan("", "dead_letter_payload",
+                    [] {
+                        return std::string(
+                            "SELECT jsonb_build_object('queue', $1::text, 'payload', $2::jsonb,"
+                            " 'attempts', $3::int8, 'error', $4::text)");
+                    },
+                    {TEXTOID, TEXTOID, INT8OID, TEXTOID});
+    for (const KilledDoc& d : docs) {
+        Datum values[4] = {to_text(queue), d.payload ? to_text(*d.payload) : (Datum)0,
+                           Int64GetDatum(d.attempts), error.empty() ? (Datum)0 : to_text(error)};
+        const char nulls[4] = {' ', d.payload ? ' ' : 'n', ' ', error.empty() ? 'n' : ' '};
+        spi_execute(plan, values, nulls, true, 1);
+        bool isnull = false;
+        const Datum payload = spi_value(0, 1, &isnull);
+        const auto push = [&] {
+            push_one(dead_letter, d.subject, 0, 0, GetCurrentTransactionStartTimestamp(), payload,
+                     isnull);
+        };
+        // As the dead-letter queue's owner, restricted, whoever killed.
+        as_user(receiver, push);
+    }
+}
+
+}  // namespace fetchq::ops

@@ -1,0 +1,49 @@
+#include "ops/documents/doc_moves.hpp"
+
+#include "ops/shared_memory/pick_start.hpp"
+#include "ops/shared_memory/pick_wake.hpp"
+#include "ops/shared_memory/queue_activity.hpp"
+
+#include <string>
+
+#include "ops/counters/counters.hpp"
+
+namespace fetchq::ops {
+namespace {
+
+void count_case(std::string_view queue, const core::MoveCase& c, int64_t n, int32_t version,
+                const core::PickKey* earliest) {
+    if (n == 0) return;
+    // Documents that became pickable wake the queue's waiting picks at
+    // commit and may move where its picks start; any move makes the queue
+    // not idle (queue_activity.hpp).
+    if (c.to == core::DocStatus::kPending) {
+        note_pickable(queue);
+        if (earliest)
+            note_pickable_at(queue, version, *earliest);
+        else
+            note_pickable_anywhere(queue);
+    }
+    if (c.from == core::DocStatus::kPending) {
+        note_picked(queue);
+        note_pending_locked(queue);
+    }
+    note_activity(queue);
+    for (const core::CounterDelta& d : c.deltas) metric_add(queue, d.counter, d.delta * n);
+    if (c.version_delta != 0)
+        metric_add(queue, core::version_counter(version), c.version_delta * n);
+}
+
+}  // namespace
+
+void count_move(std::string_view queue, core::DocMove move, std::optional<core::DocStatus> to,
+                int64_t n, int32_t version, const core::PickKey* earliest) {
+    count_case(queue, core::move_spec(move).ending_in(to), n, version, earliest);
+}
+
+void count_move_from(std::string_view queue, core::DocMove move, core::DocStatus from, int64_t n,
+                     int32_t version) {
+    count_case(queue, core::move_spec(move).starting_from(from), n, version, nullptr);
+}
+
+}  // namespace fetchq::ops

@@ -1,0 +1,228 @@
+#include "ops/documents/doc_pick.hpp"
+
+#include "ops/documents/doc_moves.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/shared_memory/pick_start.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "ops/queues/queue_tables.hpp"
+#include "ops/config/settings.hpp"
+#include "ops/shared_memory/session_end.hpp"
+#include "ops/shared_memory/wake.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+extern "C" {
+#include "catalog/namespace.h"
+#include "pgstat.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+}
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+
+namespace {
+
+// The place in pick order of the first document the running pick took, as
+// doc_pick_position saw it.
+struct Taken {
+    bool any = false;
+    bool unknown = false;  // a document with a NULL in its key
+    core::PickKey first;
+    bool first_clear = false;  // nothing pending but not due lies before it
+};
+Taken g_taken;
+
+// The statement's parts: the documents are chosen by the subquery, then
+// fetched by their address (ctid = ANY(ARRAY(...)): a TID scan; a join here
+// gets a generic plan that hashes the table). The rows are locked, so their
+// address holds until commit. doc_pick_position sees each one's place in
+// pick order before the SET changes it, and `waits_before`: whether a
+// pending document not due yet lies before it (NULL: not looked for).
+std::string pick_update(const std::string& docs, const std::string& chosen,
+                        const std::string& waits_before) {
+    return "UPDATE " + docs + " AS d SET status = " + status_sql::active +
+           ", next_iteration = now() + $3,"
+           " attempts = fetchq.doc_pick_position(d.priority, d.next_iteration, d.attempts, " +
+           waits_before +
+           "),"
+           " lock_session = $4"
+           " WHERE d.ctid = ANY (ARRAY(" +
+           chosen +
+           "))"
+           " RETURNING d.subject, d.payload, d.version, d.priority, d.attempts,"
+           " d.iterations, d.created_at, d.last_iteration, d.next_iteration,"
+           " d.lock_upgrade";
+}
+
+// A pending document not due yet before the taken one d: of a higher
+// priority, or of a NULL one (first in pick order). Two index probes that
+// find nothing in a queue of one priority.
+std::string waiting_before(const std::string& docs) {
+    const std::string pending = "SELECT 1 FROM " + docs +
+                                " AS t WHERE t.status = " + status_sql::pending +
+                                " AND t.lock_upgrade IS NULL AND t.version = $1 AND ";
+    return "(EXISTS (" + pending + "t.priority > d.priority AND t.next_iteration > now())" +
+           " OR EXISTS (" + pending + "t.priority IS NULL))";
+}
+
+std::string chosen_where(const std::string& docs, const std::string& where,
+                         const std::string& order) {
+    return "SELECT ctid FROM " + docs + " WHERE " + status_sql::ready + " AND version = $1" +
+           where + " ORDER BY " + order + " LIMIT $2 FOR UPDATE SKIP LOCKED";
+}
+
+// From the beginning of the pick index; `probed`: looking whether a pending
+// document not due yet waits before each taken one, which only a pick that
+// may set a start needs.
+SPIPlanPtr pick_plan(const std::string& queue, bool probed) {
+    return queue_plan(queue, probed ? "pick_probed" : "pick",
+                      [&] {
+                          const std::string docs = docs_rel(queue);
+                          return pick_update(
+                              docs,
+                              chosen_where(docs, "", "priority DESC, next_iteration, attempts"),
+                              probed ? waiting_before(docs) : "NULL");
+                      },
+                      {INT4OID, INT4OID, INTERVALOID, INT8OID});
+}
+
+// From the start ($5 priority, $6 next_iteration, $7 attempts): the rest of
+// the start's priority, then the lower ones. A row comparison needs columns
+// sorted one way, so the priority (descending) is matched apart.
+SPIPlanPtr pick_from_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "pick_from",
+        [&] {
+            const std::string docs = docs_rel(queue);
+            // Each part locks in a subquery: FOR UPDATE is not allowed
+            // on a UNION's parts themselves.
+            return pick_update(
+                docs,
+                "SELECT ctid FROM (" +
+                    chosen_where(docs,
+                                 " AND priority = $5 AND (next_iteration, attempts) >= "
+                                 "($6, $7)",
+                                 "next_iteration, attempts") +
+                    ") AS from_start UNION ALL SELECT ctid FROM (" +
+                    chosen_where(docs, " AND priority < $5",
+                                 "priority DESC, next_iteration, attempts") +
+                    ") AS lower_priorities LIMIT $2",
+                // Looked for only past the start's priority.
+                "CASE WHEN d.priority < $5 THEN " + waiting_before(docs) + " END");
+        },
+        {INT4OID, INT4OID, INTERVALOID, INT8OID, INT4OID, TIMESTAMPTZOID, INT4OID});
+}
+
+// Per queue, in this backend: its pick index, and the index entries per
+// document the last pick from the beginning read.
+struct PickIndex {
+    Oid oid = InvalidOid;
+    int64 last_per_doc = 0;
+};
+std::unordered_map<std::string, PickIndex> g_pick_indexes;
+
+// Index entries this backend's scans have read from the queue's pick index
+// so far (what pg_stat_user_indexes.idx_tup_read gets at the next report);
+// -1 when unknown (no such index, track_counts off).
+int64 pick_index_reads(const std::string& queue, PickIndex& index) {
+    const std::string name = pick_index_name(queue);
+    const char* index_name = name.c_str();
+    Oid* oid = &index.oid;
+    return pg_call([&]() -> int64 {
+        Relation rel = OidIsValid(*oid) ? RelationIdGetRelation(*oid) : nullptr;
+        if (RelationIsValid(rel) && strcmp(RelationGetRelationName(rel), index_name) != 0) {
+            RelationClose(rel);
+            rel = nullptr;
+        }
+        if (!RelationIsValid(rel)) {
+            *oid = get_relname_relid(index_name, get_namespace_oid("fetchq_data", false));
+            if (!OidIsValid(*oid)) return -1;
+            rel = RelationIdGetRelation(*oid);
+            if (!RelationIsValid(rel)) return -1;
+        }
+        const int64 reads = rel->pgstat_info ? rel->pgstat_info->t_counts.t_tuples_returned : 0;
+        RelationClose(rel);
+        return reads;
+    });
+}
+
+// Index entries per document taken, when known.
+int64 per_doc(int64 reads_before, int64 reads_after, uint64_t taken) {
+    if (reads_before < 0 || reads_after < 0) return -1;
+    return (reads_after - reads_before) / static_cast<int64>(std::max<uint64_t>(taken, 1));
+}
+
+uint64_t execute_pick(const std::string& queue, const std::optional<core::PickKey>& start,
+                      bool probed, int32_t version, int32_t limit, Interval* lock,
+                      bool session_bound) {
+    Datum values[7] = {Int32GetDatum(version), Int32GetDatum(limit), IntervalPGetDatum(lock),
+                       Int64GetDatum(session_bound ? session_key() : 0)};
+    const char nulls[7] = {' ', ' ', ' ', session_bound ? ' ' : 'n', ' ', ' ', ' '};
+    if (!start) return queue_execute(queue, pick_plan(queue, probed), values, nulls);
+    values[4] = Int32GetDatum(start->priority);
+    values[5] = TimestampTzGetDatum(start->next_iteration);
+    values[6] = Int32GetDatum(start->attempts);
+    return queue_execute(queue, pick_from_plan(queue), values, nulls);
+}
+
+}  // namespace
+
+void note_pick_position(bool known, const core::PickKey& key, std::optional<bool> waits_before) {
+    if (!known) {
+        g_taken.unknown = true;
+    } else if (!g_taken.any || core::picked_before(key, g_taken.first)) {
+        g_taken.first = key;
+        g_taken.first_clear = waits_before == false;
+    }
+    g_taken.any = true;
+}
+
+uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval* lock,
+              bool session_bound) {
+    if (session_bound) watch_session_end();
+    PickStartReading reading(queue, version);
+    // Before the statement: one that fails may have locked some documents.
+    note_pending_locked(queue);
+    // Kept aside: a pick run by a trigger of this pick's table has its own.
+    const Taken outer = g_taken;
+    g_taken = Taken{};
+    // A pick from the beginning measures the dead prefix it reads; it may set
+    // a start (and so looks for documents not due yet: probed) once one was
+    // seen, by it or by the pick before it in this backend.
+    const bool from_beginning = !reading.start() && reading.open();
+    const int threshold = settings.pick_start_threshold;
+    PickIndex* index = from_beginning ? &g_pick_indexes[queue] : nullptr;
+    const bool probed = index && (threshold == 0 || index->last_per_doc > threshold / 2);
+    const int64 reads_before = index ? pick_index_reads(queue, *index) : 0;
+    const uint64_t n =
+        execute_pick(queue, reading.start(), probed, version, limit, lock, session_bound);
+    const Taken taken = g_taken;
+    g_taken = outer;
+    core::PickOutcome outcome;
+    outcome.usable = !taken.unknown && (n == 0 || taken.any);
+    if (n > 0) outcome.first = taken.first;
+    outcome.first_clear = taken.first_clear;
+    if (index) {
+        index->last_per_doc = per_doc(reads_before, pick_index_reads(queue, *index), n);
+        outcome.engage = threshold == 0 || index->last_per_doc > threshold;
+    }
+    reading.finish(outcome);
+    if (n > 0) {
+        // The locks expire at now + duration: the scheduler must be awake then.
+        note_due(pg_call([&] {
+            return DatumGetTimestampTz(DirectFunctionCall2(
+                timestamptz_pl_interval, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
+                IntervalPGetDatum(lock)));
+        }));
+        count_move(queue, core::DocMove::kPick, core::DocStatus::kActive, static_cast<int64_t>(n));
+    }
+    return n;
+}
+
+}  // namespace fetchq::ops

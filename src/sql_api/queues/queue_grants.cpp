@@ -1,0 +1,167 @@
+// queue_grant, queue_revoke and queue_has_privilege: the SQL entries of
+// ops/queues/queue_grants and ops/queues/queue_access.
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/name_list.hpp"
+#include "core/queue_privilege.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/queues/queue_grants.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "pg/args.hpp"
+#include "pg/spi.hpp"
+#include "sql_api/function.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/syscache.h"
+}
+
+namespace fetchq::sql_api {
+namespace {
+
+using namespace fetchq::pg;
+using namespace fetchq::ops;
+
+// The role argument, given by name or as a regrole.
+Oid arg_role(FunctionCallInfo fcinfo, int i) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument("role");
+    const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
+    if (type == REGROLEOID) {
+        const Oid role = PG_GETARG_OID(i);
+        if (!pg_call([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)); }))
+            throw core::Error(core::sqlstate::kUndefinedObject,
+                              "role with OID " + std::to_string(role) + " does not exist");
+        return role;
+    }
+    const char* name = pg_call([&] { return pstrdup(NameStr(*PG_GETARG_NAME(i))); });
+    return pg_call([&] { return get_role_oid(name, false); });
+}
+
+// 'push, pick' (braces allowed around it) or ARRAY['push', 'pick'].
+std::vector<std::string> arg_privilege_words(FunctionCallInfo fcinfo, int i) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument("privileges");
+    std::vector<std::string> words;
+    const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
+    if (type == TEXTARRAYOID) {
+        ArrayType* array = pg_call([&] { return PG_GETARG_ARRAYTYPE_P(i); });
+        Datum* elems = nullptr;
+        bool* nulls = nullptr;
+        int n = 0;
+        pg_call([&] {
+            deconstruct_array(array, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+        });
+        for (int k = 0; k < n; ++k) {
+            if (nulls[k]) throw_null_argument("privileges");
+            words.emplace_back(pg_call([&] { return text_to_cstring(DatumGetTextPP(elems[k])); }));
+        }
+        return words;
+    }
+    std::string text = arg_text(fcinfo, i, "privileges");
+    if (text.size() >= 2 && text.front() == '{' && text.back() == '}')
+        text = text.substr(1, text.size() - 2);
+    return core::split_name_list(text);
+}
+
+Datum names_result(core::PrivilegeMask mask) {
+    const std::vector<std::string> names = core::privilege_names(mask);
+    return pg_call([&] {
+        const int n = static_cast<int>(names.size());
+        if (n == 0) return PointerGetDatum(construct_empty_array(TEXTOID));
+        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * n));
+        for (int k = 0; k < n; ++k) elems[k] = CStringGetTextDatum(names[k].c_str());
+        return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+    });
+}
+
+// Only the queue's owner, a role with manage on it, or a superuser grants.
+// (The caller may read no table of fetchq: the queue's tables say whether it
+// exists.)
+void require_grant_right(const std::string& queue) {
+    if (!OidIsValid(queue_owner_or_invalid(queue))) throw_queue_missing(queue);
+    const Oid me = pg_call([] { return GetUserId(); });
+    if (queue_privilege_held(queue, core::QueuePrivilege::kManage, me)) return;
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "permission denied to grant privileges on queue \"" + queue + "\"",
+                      "Only the queue's owner, a role with manage on it, or a superuser may "
+                      "grant or revoke its privileges.",
+                      "Ask the owner for manage: SELECT fetchq.queue_grant('" + queue +
+                          "', current_user, 'manage');");
+}
+
+// queue_grant(queue, role, privileges) -> what role holds on the queue now
+Datum queue_grant(FunctionCallInfo fcinfo) {
+    const std::string queue = arg_queue(fcinfo, 0);
+    const Oid role = arg_role(fcinfo, 1);
+    const core::PrivilegeMask mask = core::parse_privileges(arg_privilege_words(fcinfo, 2));
+    spi_connect();
+    require_grant_right(queue);
+    const Oid me = pg_call([] { return GetUserId(); });
+    const core::PrivilegeMask now = store_grant(queue, role, mask, me);
+    spi_finish();
+    return names_result(now);
+}
+
+// queue_revoke(queue, role, privileges) -> what role still holds on it
+Datum queue_revoke(FunctionCallInfo fcinfo) {
+    const std::string queue = arg_queue(fcinfo, 0);
+    const Oid role = arg_role(fcinfo, 1);
+    const core::PrivilegeMask mask = core::parse_privileges(arg_privilege_words(fcinfo, 2));
+    spi_connect();
+    require_grant_right(queue);
+    const core::PrivilegeMask left = remove_grant(queue, role, mask);
+    spi_finish();
+    return names_result(left);
+}
+
+// queue_has_privilege tells no more than fetchq.queue_privileges: a role asks
+// about itself and the roles whose privileges it has (what it learns by
+// calling fetchq's functions anyway), about another role only when it may
+// read the queue, as the view shows it that queue's grants. A missing queue
+// is false for anyone (the names of queues are in fetchq.queues).
+void require_may_ask(const std::string& queue, Oid role, Oid me) {
+    if (pg_call([&] { return has_privs_of_role(me, role); })) return;
+    if (!OidIsValid(queue_owner_or_invalid(queue))) return;
+    if (queue_privilege_held(queue, core::QueuePrivilege::kRead, me)) return;
+    const char* my_name = pg_call([&] { return GetUserNameFromId(me, true); });
+    const char* other = pg_call([&] { return GetUserNameFromId(role, true); });
+    const std::string mine = my_name ? my_name : "?";
+    throw core::Error(
+        core::sqlstate::kInsufficientPrivilege,
+        "permission denied to ask about another role's privileges on queue \"" + queue + "\"",
+        "Role \"" + mine + "\" may ask about role \"" + std::string(other ? other : "?") +
+            "\" only with the read privilege on the queue (SELECT on its documents table for "
+            "a queue without grants), as fetchq.queue_privileges shows the grants of the "
+            "queues a role may read.",
+        "Ask about yourself or a role whose privileges you have, or get read on the queue: "
+        "SELECT fetchq.queue_grant('" +
+            queue + "', '" + mine + "', 'read');");
+}
+
+// queue_has_privilege(queue, privilege, role DEFAULT NULL) -> boolean
+Datum queue_has_privilege(FunctionCallInfo fcinfo) {
+    if (arg_is_null(fcinfo, 0) || arg_is_null(fcinfo, 1)) PG_RETURN_NULL();
+    const std::string queue = arg_queue(fcinfo, 0);
+    const core::PrivilegeMask mask = core::parse_privileges({arg_text(fcinfo, 1, "privilege")});
+    if (mask == core::kAllPrivileges)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "queue_has_privilege checks one privilege at a time", {},
+                          "Use push, pick, read or manage.");
+    const Oid me = pg_call([] { return GetUserId(); });
+    const Oid role = PG_NARGS() > 2 && !arg_is_null(fcinfo, 2) ? PG_GETARG_OID(2) : me;
+    spi_connect();
+    require_may_ask(queue, role, me);
+    const bool held = queue_privilege_held(queue, static_cast<core::QueuePrivilege>(mask), role);
+    spi_finish();
+    PG_RETURN_BOOL(held);
+}
+
+}  // namespace
+}  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_queue_grant, fetchq::sql_api::queue_grant)
+FETCHQ_SQL_FUNCTION(fetchq_queue_revoke, fetchq::sql_api::queue_revoke)
+FETCHQ_SQL_FUNCTION(fetchq_queue_has_privilege, fetchq::sql_api::queue_has_privilege)
