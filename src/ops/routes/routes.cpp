@@ -147,9 +147,9 @@ void lock_route_commits() {
     });
 }
 
-// Before the commit (or PREPARE TRANSACTION) of a transaction that created
-// routes: with the lock held, each of them that still exists is checked
-// again on the latest committed routes and this transaction's own. The
+// Before the commit of a transaction that created routes: with the lock
+// held, each of them that still exists is checked again on the latest
+// committed routes and this transaction's own. The
 // check at creation could not see routes created since by transactions
 // still open then; whichever of two such transactions commits second sees
 // the other's routes here, and fails if together they close a cycle.
