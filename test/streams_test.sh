@@ -25,7 +25,7 @@ state() {
          (SELECT string_agg(g::text, ',' ORDER BY stream_id, group_name) FROM fetchq.stream_groups g)))"
 }
 cleanup() {
-    for s in st_log st_set st_claim st_keep st_drop st_age st_mine; do
+    for s in st_log st_set st_claim st_keep st_drop st_age st_mine st_groups orders; do
         psql -X -q -d "$db" -c "SELECT fetchq.stream_drop('$s')" >/dev/null 2>&1 || true
     done
     for r in st_member st_third st_other; do
@@ -452,5 +452,69 @@ check "... and commits nothing" \
 q "SELECT fetchq.stream_drop('st_log')" >/dev/null
 check "a dropped stream leaves nothing" \
     "$(q "SELECT (SELECT count(*) FROM fetchq.stream_messages m WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = m.stream_id)) + (SELECT count(*) FROM fetchq.stream_offsets o WHERE NOT EXISTS (SELECT 1 FROM fetchq.streams s WHERE s.id = o.stream_id))")" 0
+
+echo "# dropping a group; groups that stay idle expire"
+q "SELECT fetchq.stream_create('st_groups')" >/dev/null
+for i in 1 2 3; do q "SELECT fetchq.stream_append('st_groups', 'a', '{}')" >/dev/null; done
+q "SELECT fetchq.stream_commit('st_groups', 'billing', 'a', 3)" >/dev/null
+q "SELECT count(*) FROM fetchq.stream_read('st_groups', 'biling', 'a')" >/dev/null  # a typo
+check "a mistyped group holds every message back" \
+    "$(q "SELECT group_name || '=' || lag FROM fetchq.stream_lag WHERE stream = 'st_groups' ORDER BY 1" | paste -sd' ')" \
+    "biling=3 billing=0"
+check "a missing group" "$(err "SELECT fetchq.stream_group_drop('st_groups', 'nobody')")" \
+    '42704 consumer group "nobody" of stream "st_groups" does not exist'
+check "stream_group_drop" "$(q "SELECT fetchq.stream_group_drop('st_groups', 'biling')")" t
+check "... the group is gone" \
+    "$(q "SELECT string_agg(group_name, ',') FROM fetchq.stream_lag WHERE stream = 'st_groups'")" billing
+wait_for "... and retention removes what the remaining group committed" 30 \
+    "SELECT messages FROM fetchq.stream_list WHERE stream = 'st_groups'" 0
+q "SELECT fetchq.stream_grant('st_groups', 'st_other', 'read'); SELECT fetchq.stream_group_create('st_groups', 'admins')" >/dev/null
+check "st_other registers a group" \
+    "$(as_other "SELECT fetchq.stream_group_create('st_groups', 'others')") $(q "SELECT created_by FROM fetchq.stream_groups WHERE group_name = 'others'")" \
+    "t st_other"
+check "... may not drop another role's group" \
+    "$(as_other "SELECT fetchq.stream_group_drop('st_groups', 'admins')")" \
+    '42501 permission denied to drop consumer group "admins" of stream "st_groups"'
+q "SELECT fetchq.stream_append('st_groups', 'a', '{}'); SELECT fetchq.stream_commit('st_groups', 'others', 'a', 4)" >/dev/null
+check "... drops its own, with its offsets" \
+    "$(as_other "SELECT fetchq.stream_group_drop('st_groups', 'others')") $(q "SELECT count(*) FROM fetchq.stream_offsets WHERE group_name = 'others'")" \
+    "t 0"
+check "... and the stream's owner drops any" "$(q "SELECT fetchq.stream_group_drop('st_groups', 'admins')")" t
+# Idle groups: made two hours old by hand; group_max_idle of one hour.
+q "SELECT fetchq.stream_commit('st_groups', 'committed_lately', 'a', 4);
+   SELECT fetchq.stream_group_create('st_groups', 'idle');
+   SELECT fetchq.stream_group_create('st_groups', 'leased');
+   SELECT fetchq.stream_group_create('st_groups', 'new');
+   SELECT fetchq.stream_commit('st_groups', 'idle', 'a', 1);
+   UPDATE fetchq.stream_groups SET created_at = now() - interval '2 hours'
+   WHERE group_name IN ('billing', 'committed_lately', 'idle', 'leased');
+   UPDATE fetchq.stream_offsets SET committed_at = now() - interval '2 hours'
+   WHERE group_name IN ('billing', 'idle')" >/dev/null
+q "SELECT count(*) FROM fetchq.stream_claim('st_groups', 'leased', 1, '1 hour')" >/dev/null
+check "a zero group_max_idle is refused" \
+    "$(err "SELECT fetchq.stream_set_group_max_idle('st_groups', '0 seconds')")" \
+    "22023 argument max_idle must be longer than zero"
+check "only the owner sets it" \
+    "$(as_other "SELECT fetchq.stream_set_group_max_idle('st_groups', '1 hour')")" \
+    '42501 must be owner of stream "st_groups"'
+check "stream_set_group_max_idle" \
+    "$(q "SELECT fetchq.stream_set_group_max_idle('st_groups', '1 hour'); SELECT group_max_idle FROM fetchq.stream_list WHERE stream = 'st_groups'" | paste -sd' ')" \
+    "t 01:00:00"
+wait_for "the scheduler drops the groups idle for over an hour, with their offsets" 30 \
+    "SELECT string_agg(group_name, ',' ORDER BY group_name) FROM fetchq.stream_groups
+     WHERE stream_id = (SELECT id FROM fetchq.streams WHERE name = 'st_groups')" \
+    "committed_lately,leased,new"
+check "... their offsets went with them" \
+    "$(q "SELECT count(*) FROM fetchq.stream_offsets WHERE group_name IN ('billing', 'idle')")" 0
+
+echo "# docs/api.md's consumer loop runs as pasted"
+example=$(awk '/^A consumer loop in SQL/ {on = 1} on && /^```sql/ {inb = 1; next} inb && /^```/ {exit} inb' \
+    "$(dirname "$0")/../docs/api.md")
+[ -n "$example" ] || fail "docs/api.md has the consumer loop"
+check "the example runs without an error" \
+    "$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" <<<"$example" 2>&1 | grep -c ERROR || true)" 0
+check "... and commits what it read" \
+    "$(q "SELECT group_name || '=' || lag FROM fetchq.stream_lag WHERE stream = 'orders'")" "billing=0"
+q "SELECT fetchq.stream_drop('orders')" >/dev/null
 
 exit $((failures > 0))

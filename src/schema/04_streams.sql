@@ -18,7 +18,11 @@ CREATE TABLE fetchq.streams (
     created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
     -- stream_set_max_age: retention also removes messages older than this,
     -- committed or not; NULL (the default): only what every group committed.
-    max_age INTERVAL CHECK (max_age > interval '0')
+    max_age INTERVAL CHECK (max_age > interval '0'),
+    -- stream_set_group_max_idle: the scheduler drops a group (its offsets
+    -- and leases) that committed nothing and held no lease for this long, as
+    -- Kafka expires the offsets of inactive groups; NULL (the default): never.
+    group_max_idle INTERVAL CHECK (group_max_idle > interval '0')
 );
 
 -- One row per key that ever had a message, with its last offset: what
@@ -39,11 +43,14 @@ CREATE TABLE fetchq.stream_messages (
     PRIMARY KEY (stream_id, key, "offset")
 );
 
--- The groups of a stream: created by their first use (or stream_group_create).
+-- The groups of a stream: created by their first use (or stream_group_create),
+-- dropped by stream_group_drop or, idle, by the scheduler. created_by: the
+-- role that registered it (NULL for a group of 0.2.0).
 CREATE TABLE fetchq.stream_groups (
     stream_id INTEGER NOT NULL REFERENCES fetchq.streams (id) ON DELETE CASCADE,
     group_name CHARACTER VARYING(40) NOT NULL,
     created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
+    created_by REGROLE,
     PRIMARY KEY (stream_id, group_name)
 );
 

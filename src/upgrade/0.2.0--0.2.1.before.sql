@@ -11,3 +11,11 @@ ALTER TABLE fetchq.stream_keys DROP CONSTRAINT stream_keys_stream_id_fkey;
 -- that role's rights. Rows set under 0.2.0 get NULL, which stands for the
 -- queue's owner.
 ALTER TABLE fetchq.queues ADD COLUMN dead_letter_set_by REGROLE;
+
+-- Streams: consumer groups idle for longer than a stream's group_max_idle
+-- are dropped by the scheduler (stream_set_group_max_idle), and a group
+-- records the role that registered it (who may drop it besides the
+-- stream's owner: stream_group_drop). Groups of 0.2.0 have none.
+ALTER TABLE fetchq.streams
+    ADD COLUMN group_max_idle INTERVAL CHECK (group_max_idle > interval '0');
+ALTER TABLE fetchq.stream_groups ADD COLUMN created_by REGROLE;

@@ -337,7 +337,8 @@ void forget_dropped_roles() {
 }
 
 // Stream messages every group committed, fetchq.batch_size per stream and
-// run, at most once a second; once a minute, the rows of dropped streams.
+// run, at most once a second, after the groups idle for longer than their
+// stream's group_max_idle went; once a minute, the rows of dropped streams.
 void retain_stream_messages() {
     static TimestampTz last_run = 0;
     const TimestampTz start = GetCurrentTimestamp();
@@ -351,7 +352,7 @@ void retain_stream_messages() {
     const bool ok = in_spi_transaction(
         InvalidOid,
         [&] {
-            removed = ops::retain_streams(settings.batch_size);
+            removed = ops::expire_idle_groups() + ops::retain_streams(settings.batch_size);
             if (orphans) removed += ops::remove_stream_orphans();
         },
         &error);

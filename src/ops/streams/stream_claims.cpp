@@ -2,6 +2,7 @@
 
 #include "ops/catalog/catalog_owner.hpp"
 #include "ops/shared_memory/session_end.hpp"
+#include "ops/streams/stream_groups.hpp"
 #include "ops/streams/stream_locks.hpp"
 #include "ops/streams/streams.hpp"
 #include "pg/spi.hpp"

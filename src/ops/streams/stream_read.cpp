@@ -18,6 +18,7 @@ extern "C" {
 
 #include "ops/catalog/catalog_owner.hpp"
 #include "ops/streams/stream_tables.hpp"
+#include "ops/streams/stream_groups.hpp"
 #include "ops/streams/streams.hpp"
 #include "pg/guard.hpp"
 

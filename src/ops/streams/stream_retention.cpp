@@ -30,7 +30,42 @@ constexpr const char* kRetainSql =
     "  WHERE m.ctid = v.tid RETURNING 1)"
     " SELECT pg_catalog.count(*) FROM gone";
 
+// Idle: registered, and last committed (any key), longer ago than the
+// stream's group_max_idle, and no lease that has not ended.
+constexpr const char* kIdleGroupsSql =
+    "WITH idle AS (SELECT g.stream_id, g.group_name FROM fetchq.stream_groups AS g"
+    " JOIN fetchq.streams AS s ON s.id = g.stream_id"
+    " WHERE s.group_max_idle IS NOT NULL"
+    "  AND g.created_at < pg_catalog.now() OPERATOR(pg_catalog.-) s.group_max_idle"
+    "  AND NOT EXISTS (SELECT 1 FROM fetchq.stream_offsets AS o"
+    "   WHERE o.stream_id = g.stream_id AND o.group_name = g.group_name"
+    "   AND o.committed_at >= pg_catalog.now() OPERATOR(pg_catalog.-) s.group_max_idle)"
+    "  AND NOT EXISTS (SELECT 1 FROM fetchq.stream_leases AS l"
+    "   WHERE l.stream_id = g.stream_id AND l.group_name = g.group_name"
+    "   AND l.until > pg_catalog.clock_timestamp())"
+    " FOR UPDATE OF g SKIP LOCKED),"
+    " offsets AS (DELETE FROM fetchq.stream_offsets AS o USING idle AS i"
+    "  WHERE o.stream_id = i.stream_id AND o.group_name = i.group_name),"
+    " leases AS (DELETE FROM fetchq.stream_leases AS l USING idle AS i"
+    "  WHERE l.stream_id = i.stream_id AND l.group_name = i.group_name),"
+    " gone AS (DELETE FROM fetchq.stream_groups AS g USING idle AS i"
+    "  WHERE g.stream_id = i.stream_id AND g.group_name = i.group_name RETURNING 1)"
+    " SELECT pg_catalog.count(*) FROM gone";
+
 }  // namespace
+
+int64_t expire_idle_groups() {
+    const Oid owner = table_owner("fetchq", "stream_groups");
+    if (!OidIsValid(owner)) return 0;
+    SPIPlanPtr plan =
+        cached_plan("", "stream_idle_groups", [] { return std::string(kIdleGroupsSql); }, {});
+    int64_t removed = 0;
+    as_user(owner, [&] {
+        spi_execute(plan, nullptr, nullptr, false);
+        removed = spi_int(0, 1);
+    });
+    return removed;
+}
 
 int64_t retain_streams(int32_t batch) {
     const Oid owner = table_owner("fetchq", "stream_messages");

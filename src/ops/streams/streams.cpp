@@ -9,6 +9,7 @@
 #include "ops/streams/stream_access.hpp"
 #include "ops/streams/stream_append.hpp"
 #include "ops/streams/stream_commit.hpp"
+#include "ops/streams/stream_groups.hpp"
 #include "ops/streams/stream_locks.hpp"
 #include "pg/spi.hpp"
 
@@ -26,7 +27,6 @@ using namespace fetchq::pg;
 namespace {
 
 constexpr std::size_t kMaxKeyBytes = 255;
-constexpr int kMaxGroupChars = 40;
 
 // The catalog of streams and their tables are read and written by fetchq
 // only, as the catalog's owner (ops/catalog/catalog_owner.hpp), once the
@@ -54,17 +54,6 @@ void check_stream_key(const std::string& key) {
             core::sqlstate::kStringDataRightTruncation, "argument key is longer than 255 bytes",
             "The key " + core::echo(key) + " has " + std::to_string(key.size()) + " bytes.",
             "Use a shorter key, such as a hash of it.");
-}
-
-void check_group_name(const std::string& group) {
-    const char* s = group.c_str();
-    const int len = static_cast<int>(group.size());
-    const int chars = len == 0 ? 0 : pg_call([&] { return pg_mbstrlen_with_len(s, len); });
-    if (chars == 0 || chars > kMaxGroupChars)
-        throw core::Error(core::sqlstate::kInvalidParameterValue,
-                          "argument group_name must have 1 to 40 characters",
-                          "The value was " + core::echo(group) + ".",
-                          "Name each consumer group, for example 'billing'.");
 }
 
 int32_t stream_id(const std::string& name) {
@@ -144,16 +133,30 @@ int32_t require_stream_owner(const std::string& name, bool lock_row = true) {
 
 }  // namespace
 
-void set_stream_max_age(const std::string& name, const Interval* max_age) {
+namespace {
+
+// Sets an interval column of the stream's row (nullptr: NULL), as its owner
+// may.
+void set_stream_interval(const std::string& name, const char* column, const Interval* value) {
     lock_stream_shared(require_stream_owner(name, false));
     require_stream_owner(name);
-    SPIPlanPtr plan = cached_plan(
-        "", "stream_set_max_age",
-        [] { return std::string("UPDATE fetchq.streams SET max_age = $2 WHERE name = $1"); },
-        {TEXTOID, INTERVALOID});
-    Datum values[2] = {to_text(name), max_age ? IntervalPGetDatum(max_age) : (Datum)0};
-    const char nulls[2] = {' ', max_age ? ' ' : 'n'};
+    const std::string sql =
+        std::string("UPDATE fetchq.streams SET ") + column + " = $2 WHERE name = $1";
+    SPIPlanPtr plan = cached_plan("", std::string("stream_set_") + column, [&] { return sql; },
+                                  {TEXTOID, INTERVALOID});
+    Datum values[2] = {to_text(name), value ? IntervalPGetDatum(value) : (Datum)0};
+    const char nulls[2] = {' ', value ? ' ' : 'n'};
     as_catalog_owner([&] { spi_execute(plan, values, nulls, false); });
+}
+
+}  // namespace
+
+void set_stream_max_age(const std::string& name, const Interval* max_age) {
+    set_stream_interval(name, "max_age", max_age);
+}
+
+void set_stream_group_max_idle(const std::string& name, const Interval* max_idle) {
+    set_stream_interval(name, "group_max_idle", max_idle);
 }
 
 void drop_stream(const std::string& name) {
@@ -191,62 +194,6 @@ void drop_stream(const std::string& name) {
             spi_execute_current(rows, &id, nullptr);
         }
     });
-}
-
-bool register_group(int32_t stream, const std::string& group) {
-    // Before the foreign key locks the stream's row (ops/streams/stream_locks.hpp).
-    lock_stream_shared(stream);
-    SPIPlanPtr plan = cached_plan(
-        "", "stream_group_register",
-        [] {
-            return std::string(
-                "INSERT INTO fetchq.stream_groups (stream_id, group_name) VALUES ($1, $2)"
-                " ON CONFLICT DO NOTHING");
-        },
-        {INT4OID, TEXTOID});
-    Datum values[2] = {Int32GetDatum(stream), to_text(group)};
-    uint64_t n = 0;
-    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
-    return n > 0;
-}
-
-namespace {
-
-enum class GroupRow { kMissing, kOwn, kCommitted };
-
-// kOwn: registered by this transaction, which may still roll back.
-GroupRow read_group(int32_t stream, const std::string& group) {
-    SPIPlanPtr plan = cached_plan(
-        "", "stream_group_exists",
-        [] {
-            return std::string(
-                "SELECT xmin FROM fetchq.stream_groups WHERE stream_id = $1 AND group_name = $2");
-        },
-        {INT4OID, TEXTOID});
-    Datum values[2] = {Int32GetDatum(stream), to_text(group)};
-    uint64_t found = 0;
-    as_catalog_owner([&] { found = spi_execute_latest(plan, values, nullptr, 1); });
-    if (found == 0) return GroupRow::kMissing;
-    bool isnull = false;
-    const TransactionId xmin = DatumGetTransactionId(spi_value(0, 1, &isnull));
-    const bool own = pg_call([&] { return TransactionIdIsCurrentTransactionId(xmin); });
-    return own ? GroupRow::kOwn : GroupRow::kCommitted;
-}
-
-}  // namespace
-
-void ensure_group(int32_t stream, const std::string& group) {
-    // A committed registration is remembered until fetchq.stream_groups
-    // loses a row (a delete moves the catalog generation); the lookup
-    // neither writes nor waits.
-    static CatalogCache<GroupRow> known;
-    const GroupRow row = known.get(
-        std::to_string(stream) + '/' + group, [&] { return read_group(stream, group); },
-        [](GroupRow r) { return r == GroupRow::kCommitted; });
-    if (row != GroupRow::kMissing) return;
-    // A read in a read-only transaction (a standby) reads without registering.
-    if (pg_call([] { return XactReadOnly; })) return;
-    register_group(stream, group);
 }
 
 namespace {

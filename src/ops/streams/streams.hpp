@@ -31,6 +31,9 @@ void drop_stream(const std::string& name);
 // Retention also removes messages older than max_age (nullptr: off); the
 // same rights as drop_stream.
 void set_stream_max_age(const std::string& name, const Interval* max_age);
+// The scheduler drops the groups idle for longer than max_idle (nullptr:
+// never; ops/streams/stream_retention.hpp); the same rights.
+void set_stream_group_max_idle(const std::string& name, const Interval* max_idle);
 
 // The stream's id; raises 42704 when it does not exist.
 int32_t stream_id(const std::string& name);
@@ -45,17 +48,10 @@ int32_t stream_for_append(const std::string& name);
 
 // Raises 22023 / 22001 for an empty key or one over 255 bytes.
 void check_stream_key(const std::string& key);
-// Raises 22023 / 22001 for an empty group name or one over 40 characters.
-void check_group_name(const std::string& group);
 
 // The functions below take a stream of stream_for_read or stream_for_append:
 // the caller's right is checked, and they read and write the tables of
 // streams as the catalog's owner.
-
-// Registers the group; true when it was not registered yet.
-bool register_group(int32_t stream, const std::string& group);
-// The same, once per backend and group.
-void ensure_group(int32_t stream, const std::string& group);
 
 // Appends a message to the key of a stream of stream_for_append; returns
 // its offset.

@@ -11,6 +11,7 @@
 
 #include "core/echo.hpp"
 #include "core/error.hpp"
+#include "ops/streams/stream_groups.hpp"
 #include "ops/streams/streams.hpp"
 #include "pg/args.hpp"
 #include "pg/result.hpp"

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "ops/streams/stream_claims.hpp"
+#include "ops/streams/stream_groups.hpp"
 #include "ops/streams/stream_read.hpp"
 #include "ops/streams/streams.hpp"
 #include "pg/args.hpp"
@@ -51,17 +52,35 @@ Datum stream_drop(FunctionCallInfo fcinfo) {
     PG_RETURN_BOOL(true);
 }
 
+// An optional positive interval: nullptr for NULL; 22023 for zero or less.
+const Interval* arg_positive_or_null(FunctionCallInfo fcinfo, int i, const char* name,
+                                     const char* hint) {
+    if (arg_is_null(fcinfo, i)) return nullptr;
+    const Interval* value = arg_nonnegative_interval(fcinfo, i, name);
+    if (interval_sign(value) == 0)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          std::string("argument ") + name + " must be longer than zero", {}, hint);
+    return value;
+}
+
 // stream_set_max_age(stream, max_age) -> true; NULL turns it off.
 Datum stream_set_max_age(FunctionCallInfo fcinfo) {
     const std::string stream = arg_queue(fcinfo, 0, "stream");
-    const Interval* max_age =
-        arg_is_null(fcinfo, 1) ? nullptr : arg_nonnegative_interval(fcinfo, 1, "max_age");
-    if (max_age && interval_sign(max_age) == 0)
-        throw core::Error(core::sqlstate::kInvalidParameterValue,
-                          "argument max_age must be longer than zero", {},
-                          "Pass NULL to keep messages until every group committed them.");
+    const Interval* max_age = arg_positive_or_null(
+        fcinfo, 1, "max_age", "Pass NULL to keep messages until every group committed them.");
     spi_connect();
     set_stream_max_age(stream, max_age);
+    spi_finish();
+    PG_RETURN_BOOL(true);
+}
+
+// stream_set_group_max_idle(stream, max_idle) -> true; NULL turns it off.
+Datum stream_set_group_max_idle(FunctionCallInfo fcinfo) {
+    const std::string stream = arg_queue(fcinfo, 0, "stream");
+    const Interval* max_idle =
+        arg_positive_or_null(fcinfo, 1, "max_idle", "Pass NULL to keep every group until dropped.");
+    spi_connect();
+    set_stream_group_max_idle(stream, max_idle);
     spi_finish();
     PG_RETURN_BOOL(true);
 }
@@ -183,6 +202,16 @@ Datum stream_group_create(FunctionCallInfo fcinfo) {
     PG_RETURN_BOOL(created);
 }
 
+// stream_group_drop(stream, group_name) -> true
+Datum stream_group_drop(FunctionCallInfo fcinfo) {
+    const std::string stream = arg_queue(fcinfo, 0, "stream");
+    const std::string group = arg_group(fcinfo, 1);
+    spi_connect();
+    drop_group(stream, group);
+    spi_finish();
+    PG_RETURN_BOOL(true);
+}
+
 }  // namespace
 }  // namespace fetchq::sql_api
 
@@ -196,3 +225,5 @@ FETCHQ_SQL_FUNCTION(fetchq_stream_get, fetchq::sql_api::stream_get)
 FETCHQ_SQL_FUNCTION(fetchq_stream_claim, fetchq::sql_api::stream_claim)
 FETCHQ_SQL_FUNCTION(fetchq_stream_release, fetchq::sql_api::stream_release)
 FETCHQ_SQL_FUNCTION(fetchq_stream_group_create, fetchq::sql_api::stream_group_create)
+FETCHQ_SQL_FUNCTION(fetchq_stream_group_drop, fetchq::sql_api::stream_group_drop)
+FETCHQ_SQL_FUNCTION(fetchq_stream_set_group_max_idle, fetchq::sql_api::stream_set_group_max_idle)

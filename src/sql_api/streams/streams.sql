@@ -49,6 +49,18 @@ CREATE FUNCTION fetchq.stream_group_create(stream VARCHAR, group_name VARCHAR)
 RETURNS BOOLEAN
 AS 'MODULE_PATHNAME', 'fetchq_stream_group_create' LANGUAGE C VOLATILE STRICT;
 
+-- Drops a consumer group with its offsets and leases (its stream's owner,
+-- or the role that registered it). True.
+CREATE FUNCTION fetchq.stream_group_drop(stream VARCHAR, group_name VARCHAR)
+RETURNS BOOLEAN
+AS 'MODULE_PATHNAME', 'fetchq_stream_group_drop' LANGUAGE C VOLATILE STRICT;
+
+-- The scheduler drops a group that committed nothing and held no lease for
+-- max_idle (NULL, the default: never).
+CREATE FUNCTION fetchq.stream_set_group_max_idle(stream VARCHAR, max_idle INTERVAL)
+RETURNS BOOLEAN
+AS 'MODULE_PATHNAME', 'fetchq_stream_set_group_max_idle' LANGUAGE C VOLATILE;
+
 -- Retention also removes messages older than max_age, committed or not
 -- (NULL, the default: only what every group committed).
 CREATE FUNCTION fetchq.stream_set_max_age(stream VARCHAR, max_age INTERVAL) RETURNS BOOLEAN
@@ -82,7 +94,8 @@ CREATE VIEW fetchq.stream_list AS
 SELECT s.name AS stream, s.id AS stream_id, s.owner, s.created_at, s.max_age,
        (SELECT count(*) FROM fetchq.stream_keys AS k WHERE k.stream_id = s.id) AS keys,
        (SELECT count(*) FROM fetchq.stream_messages AS m WHERE m.stream_id = s.id) AS messages,
-       (SELECT count(*) FROM fetchq.stream_groups AS g WHERE g.stream_id = s.id) AS groups
+       (SELECT count(*) FROM fetchq.stream_groups AS g WHERE g.stream_id = s.id) AS groups,
+       s.group_max_idle
 FROM fetchq.streams AS s;
 
 -- Per stream and group: the messages not yet committed, over every key, and
