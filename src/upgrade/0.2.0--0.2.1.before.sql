@@ -11,3 +11,6 @@ ALTER TABLE fetchq.stream_keys DROP CONSTRAINT stream_keys_stream_id_fkey;
 -- that role's rights. Rows set under 0.2.0 get NULL, which stands for the
 -- queue's owner.
 ALTER TABLE fetchq.queues ADD COLUMN dead_letter_set_by REGROLE;
+
+-- doc_send's references to documents (src/schema/05_doc_send.sql).
+CREATE TYPE fetchq.doc_ref AS (queue CHARACTER VARYING, subject CHARACTER VARYING);

@@ -1,0 +1,17 @@
+-- Sending documents (src/sql_api/documents/doc_send.cpp)
+
+-- The full push: doc_push's behaviour (unique subject, routes and topics,
+-- triggers, counters, privileges, NOTIFY), with every argument named and
+-- defaulted but queue and subject, and the payload stored exactly as given
+-- (fetchq.fetchq4_quoting is for the Fetchq 4 functions only). New
+-- arguments of a push come here, never to doc_push, whose Fetchq 4 calls
+-- must keep resolving as they do. depends_on: documents that must be
+-- completed before this one may be picked; reply_to: the queue a
+-- doc_reply to this document goes to.
+CREATE FUNCTION fetchq.doc_send(queue VARCHAR, subject VARCHAR, payload JSONB DEFAULT '{}',
+    version INTEGER DEFAULT 0, priority INTEGER DEFAULT 0,
+    next_iteration TIMESTAMP WITH TIME ZONE DEFAULT now(),
+    expires_at TIMESTAMP WITH TIME ZONE DEFAULT NULL,
+    depends_on fetchq.doc_ref[] DEFAULT NULL, reply_to VARCHAR DEFAULT NULL,
+    OUT queued_docs INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_doc_send' LANGUAGE C VOLATILE;
