@@ -11,8 +11,10 @@ source "$(dirname "$0")/lib/checks.sh"
 
 # err SQL: the SQLSTATE and message of the error SQL raises, or "no error".
 err() {
-    psql -X -q -At -d "$db" -c '\set VERBOSITY verbose' -c "$1" 2>&1 |
-        sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p' | head -1 | grep . || echo "no error"
+    local out
+    out=$(psql -X -q -At -d "$db" -c '\set VERBOSITY verbose' -c "$1" 2>&1 |
+        sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p' | head -1 || true)
+    echo "${out:-no error}"
 }
 
 q "SELECT fetchq.queue_create('ds')" >/dev/null

@@ -12,5 +12,35 @@ ALTER TABLE fetchq.stream_keys DROP CONSTRAINT stream_keys_stream_id_fkey;
 -- queue's owner.
 ALTER TABLE fetchq.queues ADD COLUMN dead_letter_set_by REGROLE;
 
--- doc_send's references to documents (src/schema/05_doc_send.sql).
+-- doc_send's references to documents (src/schema/05_doc_dependencies.sql).
 CREATE TYPE fetchq.doc_ref AS (queue CHARACTER VARYING, subject CHARACTER VARYING);
+
+-- Waiting documents (src/schema/05_doc_dependencies.sql).
+CREATE TABLE fetchq.doc_waits (
+    queue_id INTEGER NOT NULL REFERENCES fetchq.queues (id) ON DELETE CASCADE,
+    subject CHARACTER VARYING(50) NOT NULL,
+    next_iteration TIMESTAMP WITH TIME ZONE NOT NULL,
+    remaining INTEGER NOT NULL,
+    PRIMARY KEY (queue_id, subject)
+);
+ALTER TABLE fetchq.doc_waits ENABLE ROW LEVEL SECURITY;
+
+CREATE TABLE fetchq.doc_dependencies (
+    queue_id INTEGER NOT NULL REFERENCES fetchq.queues (id) ON DELETE CASCADE,
+    subject CHARACTER VARYING(50) NOT NULL,
+    dependency_queue_id INTEGER NOT NULL REFERENCES fetchq.queues (id) ON DELETE CASCADE,
+    dependency_subject CHARACTER VARYING(50) NOT NULL,
+    PRIMARY KEY (queue_id, subject, dependency_queue_id, dependency_subject)
+);
+CREATE INDEX __fetchq_doc_dependencies_dependency_idx
+    ON fetchq.doc_dependencies (dependency_queue_id, dependency_subject);
+ALTER TABLE fetchq.doc_dependencies ENABLE ROW LEVEL SECURITY;
+
+CREATE TABLE fetchq.awaited_queues (
+    queue_id INTEGER PRIMARY KEY REFERENCES fetchq.queues (id) ON DELETE CASCADE
+);
+ALTER TABLE fetchq.awaited_queues ENABLE ROW LEVEL SECURITY;
+
+SELECT pg_catalog.pg_extension_config_dump('fetchq.doc_waits', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.doc_dependencies', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.awaited_queues', '');

@@ -2,16 +2,47 @@
 
 #include "core/error.hpp"
 #include "ops/documents/doc_push.hpp"
+#include "ops/routes/route_cache.hpp"
+
+extern "C" {
+#include "datatype/timestamp.h"
+}
 
 namespace fetchq::ops {
 
+namespace {
+
+// A waiting document is not delivered through routes: a copy would wait on
+// nothing, or forever.
+void refuse_routed_wait(const std::string& queue) {
+    const std::shared_ptr<const QueueRoutes> routes = routes_from(queue);
+    if (!routes->is_topic && routes->routes.empty()) return;
+    throw core::Error(core::sqlstate::kFeatureNotSupported,
+                      std::string("depends_on is not supported for ") +
+                          (routes->is_topic ? "topic" : "queue with routes") + " \"" + queue + "\"",
+                      "A copy delivered through a route would not wait for the dependencies.",
+                      "Send the waiting document into the destination queues themselves.");
+}
+
+}  // namespace
+
 int64_t send(const SendDoc& doc, Oid caller) {
-    if (!doc.depends_on.empty() || doc.reply_to)
+    if (doc.reply_to)
         throw core::Error(core::sqlstate::kFeatureNotSupported,
-                          "doc_send does not take depends_on or reply_to yet");
-    return push_one(doc.queue, doc.subject, doc.version, doc.priority, doc.next_iteration,
-                    doc.payload, doc.payload_null,
-                    doc.expires_at ? Expiry::given(doc.expires_at) : Expiry::queue_default());
+                          "doc_send does not take reply_to yet");
+    const std::vector<DocRef> waits_on = doc.depends_on.empty()
+                                             ? std::vector<DocRef>()
+                                             : unfinished_dependencies(doc.depends_on, caller);
+    if (!waits_on.empty()) refuse_routed_wait(doc.queue);
+    // A waiting document is planned for 'infinity': never promoted, never
+    // picked, until its last dependency is completed.
+    const TimestampTz next_iteration = waits_on.empty() ? doc.next_iteration : DT_NOEND;
+    const int64_t n = push_one(
+        doc.queue, doc.subject, doc.version, doc.priority, next_iteration, doc.payload,
+        doc.payload_null, doc.expires_at ? Expiry::given(doc.expires_at) : Expiry::queue_default());
+    if (n > 0 && !waits_on.empty())
+        record_wait(doc.queue, doc.subject, doc.next_iteration, waits_on);
+    return n;
 }
 
 }  // namespace fetchq::ops

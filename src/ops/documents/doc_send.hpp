@@ -8,15 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "ops/documents/doc_dependencies.hpp"
 #include "pg/postgres.hpp"
 
 namespace fetchq::ops {
-
-// A document named by its queue and subject (SQL type fetchq.doc_ref).
-struct DocRef {
-    std::string queue;
-    std::string subject;
-};
 
 struct SendDoc {
     std::string queue;

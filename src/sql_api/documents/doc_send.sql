@@ -15,3 +15,10 @@ CREATE FUNCTION fetchq.doc_send(queue VARCHAR, subject VARCHAR, payload JSONB DE
     depends_on fetchq.doc_ref[] DEFAULT NULL, reply_to VARCHAR DEFAULT NULL,
     OUT queued_docs INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_doc_send' LANGUAGE C VOLATILE;
+
+-- Empties every backend's cache of awaited queues when a change commits.
+CREATE FUNCTION fetchq.awaited_queues_changed() RETURNS trigger
+AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;
+
+CREATE TRIGGER fetchq_awaited_queues_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+    ON fetchq.awaited_queues FOR EACH STATEMENT EXECUTE FUNCTION fetchq.awaited_queues_changed();
