@@ -46,3 +46,18 @@ ALTER TABLE fetchq.awaited_queues ENABLE ROW LEVEL SECURITY;
 SELECT pg_catalog.pg_extension_config_dump('fetchq.doc_waits', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.doc_dependencies', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.awaited_queues', '');
+
+-- Requests (doc_send's reply_to): the queue a doc_reply to the document goes
+-- to. created_at is the document's: a row left by an earlier document of the
+-- same subject (dropped, purged) does not apply to a new one. doc_reply
+-- deletes it; only the table's owner reads or writes it.
+CREATE TABLE fetchq.doc_replies (
+    queue_id INTEGER NOT NULL REFERENCES fetchq.queues (id) ON DELETE CASCADE,
+    subject CHARACTER VARYING(50) NOT NULL,
+    reply_to CHARACTER VARYING(40) NOT NULL,
+    created_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (queue_id, subject)
+);
+ALTER TABLE fetchq.doc_replies ENABLE ROW LEVEL SECURITY;
+
+SELECT pg_catalog.pg_extension_config_dump('fetchq.doc_replies', '');

@@ -44,3 +44,14 @@ ALTER TABLE fetchq.awaited_queues ENABLE ROW LEVEL SECURITY;
 SELECT pg_catalog.pg_extension_config_dump('fetchq.doc_waits', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.doc_dependencies', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.awaited_queues', '');
+
+CREATE TABLE fetchq.doc_replies (
+    queue_id INTEGER NOT NULL REFERENCES fetchq.queues (id) ON DELETE CASCADE,
+    subject CHARACTER VARYING(50) NOT NULL,
+    reply_to CHARACTER VARYING(40) NOT NULL,
+    created_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (queue_id, subject)
+);
+ALTER TABLE fetchq.doc_replies ENABLE ROW LEVEL SECURITY;
+
+SELECT pg_catalog.pg_extension_config_dump('fetchq.doc_replies', '');

@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 #include "ops/documents/doc_push.hpp"
+#include "ops/documents/doc_reply.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "ops/routes/route_cache.hpp"
 
 extern "C" {
@@ -24,12 +26,23 @@ void refuse_routed_wait(const std::string& queue) {
                       "Send the waiting document into the destination queues themselves.");
 }
 
+// The reply queue must exist when the request is sent; a topic keeps no
+// request to answer.
+void check_reply_to(const std::string& queue, const std::string& reply_to) {
+    if (!OidIsValid(queue_owner_or_invalid(reply_to)))
+        throw core::Error(core::sqlstate::kUndefinedObject,
+                          "reply queue \"" + reply_to + "\" does not exist", {},
+                          "Create it first, usually with fetchq.queue_create_temporary().");
+    if (routes_from(queue)->is_topic)
+        throw core::Error(core::sqlstate::kFeatureNotSupported,
+                          "reply_to is not supported for topic \"" + queue + "\"",
+                          "A topic keeps no document to answer.", "Send the request into a queue.");
+}
+
 }  // namespace
 
 int64_t send(const SendDoc& doc, Oid caller) {
-    if (doc.reply_to)
-        throw core::Error(core::sqlstate::kFeatureNotSupported,
-                          "doc_send does not take reply_to yet");
+    if (doc.reply_to) check_reply_to(doc.queue, *doc.reply_to);
     const std::vector<DocRef> waits_on = doc.depends_on.empty()
                                              ? std::vector<DocRef>()
                                              : unfinished_dependencies(doc.depends_on, caller);
@@ -42,6 +55,7 @@ int64_t send(const SendDoc& doc, Oid caller) {
         doc.payload_null, doc.expires_at ? Expiry::given(doc.expires_at) : Expiry::queue_default());
     if (n > 0 && !waits_on.empty())
         record_wait(doc.queue, doc.subject, doc.next_iteration, waits_on);
+    if (n > 0 && doc.reply_to) record_reply_to(doc.queue, doc.subject, *doc.reply_to);
     return n;
 }
 

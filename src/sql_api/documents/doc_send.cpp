@@ -3,10 +3,17 @@
 #include <string>
 #include <vector>
 
+#include "core/doc_status.hpp"
+#include "core/echo.hpp"
 #include "core/error.hpp"
+#include "ops/documents/doc_outcome.hpp"
+#include "ops/documents/doc_push.hpp"
+#include "ops/documents/doc_reply.hpp"
 #include "ops/documents/doc_send.hpp"
+#include "ops/queues/queue_sql.hpp"
 #include "ops/queues/queue_access.hpp"
 #include "pg/args.hpp"
+#include "pg/spi.hpp"
 #include "sql_api/function.hpp"
 
 extern "C" {
@@ -86,7 +93,74 @@ Datum doc_send(FunctionCallInfo fcinfo) {
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
+std::string request_name(const std::string& queue, const std::string& subject) {
+    return "request " + core::echo(subject) + " of queue \"" + queue + "\"";
+}
+
+// doc_reply(queue, subject, payload): the answer into the request's reply
+// queue, under its subject, with the caller's rights there (push); then the
+// request completed (pick on its queue). One transaction: any refusal
+// leaves both as they were.
+Datum doc_reply(FunctionCallInfo fcinfo) {
+    const std::string queue = arg_queue(fcinfo, 0);
+    const std::string subject = arg_text(fcinfo, 1, "subject");
+    bool payload_null = false;
+    const Datum payload = arg_datum(fcinfo, 2, &payload_null);
+    spi_connect();
+    bool found = false;
+    Request request;
+    with_queue_privilege(queue, QueuePrivilege::kPick,
+                         [&] { found = lock_request(queue, subject, &request); });
+    const int64_t status = request.status;
+    const TimestampTz created_at = request.created_at;
+    if (!found)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          request_name(queue, subject) + " does not exist", {},
+                          "Reply to a request you picked or took.");
+    if (status != core::status_code(core::DocStatus::kActive))
+        throw core::Error(core::sqlstate::kObjectNotInPrerequisiteState,
+                          request_name(queue, subject) + " is not active",
+                          "Its status is " + std::to_string(status) + "; nothing was replied.",
+                          "Pick or take it first (fetchq.doc_pick, fetchq.doc_take).");
+    const std::optional<std::string> reply_to = reply_to_of(queue, subject, created_at);
+    if (!reply_to)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          request_name(queue, subject) + " has no reply_to",
+                          "It was not sent with fetchq.doc_send(..., reply_to => ...); nothing "
+                          "was replied or completed.",
+                          "Complete it with fetchq.doc_complete, or push the answer yourself.");
+    if (!OidIsValid(queue_owner_or_invalid(*reply_to)))
+        throw core::Error(core::sqlstate::kUndefinedObject,
+                          "reply queue \"" + *reply_to + "\" of " + request_name(queue, subject) +
+                              " no longer exists",
+                          "The requester's queue is gone (a temporary queue is dropped with its "
+                          "session); nothing was replied or completed.",
+                          "Complete or kill the request with fetchq.doc_complete or "
+                          "fetchq.doc_kill.");
+    int64_t replied = 0;
+    with_queue_privilege(*reply_to, QueuePrivilege::kPush, [&] {
+        replied = push_one(*reply_to, subject, 0, 0, GetCurrentTransactionStartTimestamp(), payload,
+                           payload_null, Expiry::queue_default());
+    });
+    if (replied == 0)
+        throw core::Error("23505",
+                          "a reply to " + request_name(queue, subject) + " is already in queue \"" +
+                              *reply_to + "\"",
+                          "Nothing was replied or completed.", {});
+    int64_t completed = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPick,
+                         [&] { completed = complete(queue, subject, 0, true, std::nullopt); });
+    if (completed == 0)
+        throw core::Error(core::sqlstate::kObjectNotInPrerequisiteState,
+                          request_name(queue, subject) + " is no longer active",
+                          "Nothing was replied or completed.", {});
+    forget_reply_to(queue, subject);
+    spi_finish();
+    PG_RETURN_INT32(1);
+}
+
 }  // namespace
 }  // namespace fetchq::sql_api
 
 FETCHQ_SQL_FUNCTION(fetchq_doc_send, fetchq::sql_api::doc_send)
+FETCHQ_SQL_FUNCTION(fetchq_doc_reply, fetchq::sql_api::doc_reply)

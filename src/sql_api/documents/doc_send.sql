@@ -22,3 +22,11 @@ AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;
 
 CREATE TRIGGER fetchq_awaited_queues_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
     ON fetchq.awaited_queues FOR EACH STATEMENT EXECUTE FUNCTION fetchq.awaited_queues_changed();
+
+-- The responder's answer to a request sent with reply_to: pushes payload
+-- into the request's reply queue under the request's subject (with the
+-- caller's rights there: push) and completes the request (active; pick on
+-- its queue), in one transaction. Returns 1.
+CREATE FUNCTION fetchq.doc_reply(queue VARCHAR, subject VARCHAR, payload JSONB DEFAULT '{}',
+    OUT replied_docs INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_doc_reply' LANGUAGE C VOLATILE;
