@@ -131,7 +131,7 @@ SELECT * FROM fetchq.queue_privileges;
 \echo
 \echo '-- Request and response: the request names a reply queue (here a temporary queue'
 \echo '-- of this session); the responder answers and completes it in one transaction.'
-SELECT fetchq.queue_create('quotes');
+SELECT * FROM fetchq.queue_create('quotes');
 SELECT fetchq.queue_create_temporary() AS reply_queue \gset
 SELECT fetchq.doc_send(queue => 'quotes', subject => 'quote-1',
                        payload => '{"sku": "A1", "qty": 3}', reply_to => :'reply_queue') AS sent;
