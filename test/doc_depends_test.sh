@@ -93,6 +93,17 @@ q "SELECT count(*) FROM fetchq.doc_take('da', 'a3', '1m'); SELECT fetchq.doc_com
 check "released to a future next_iteration: planned then" \
     "$(q "SELECT status, next_iteration > now() + interval '23 hours' FROM fetchq_data.db__docs WHERE subject = 'later'")" "0|t"
 
+echo "--- in one transaction: the first wait on a queue is seen by its completion"
+check "sent, taken and completed in one transaction: released" \
+    "$(q "SELECT fetchq.queue_create('dst');
+          BEGIN;
+          SELECT fetchq.doc_send('dst', 'st0');
+          SELECT fetchq.doc_send('db', 'st1', depends_on => $(ref "dst', 'st0"));
+          SELECT count(*) FROM fetchq.doc_take('dst', 'st0', '1m');
+          SELECT fetchq.doc_complete('dst', 'st0');
+          SELECT status FROM fetchq_data.db__docs WHERE subject = 'st1';
+          COMMIT" | tail -1)" 1
+
 echo "--- dependencies done or missing at send"
 q "SELECT fetchq.doc_send('da', 'done'); SELECT count(*) FROM fetchq.doc_take('da', 'done', '1m');
    SELECT fetchq.doc_complete('da', 'done')" >/dev/null
@@ -156,6 +167,19 @@ q "SELECT fetchq.doc_reject('da', 'rj', 'no luck', '{}')" >/dev/null
 check "a reject that uses up the attempts cascades" "$(status db rj1)" -1
 check "counters agree after a reject's cascade" "$(agree da db)" agree
 q "SELECT fetchq.queue_set_max_attempts('da', 5)" >/dev/null
+
+echo "--- the scheduler's kill of a document out of attempts cascades"
+q "SELECT fetchq.queue_create('dx'); SELECT fetchq.queue_set_max_attempts('dx', 1);
+   SELECT fetchq.doc_send('dx', 'x0');
+   SELECT fetchq.doc_send('db', 'x1', depends_on => $(ref "dx', 'x0"));
+   SELECT count(*) FROM fetchq.doc_take('dx', 'x0', '1 second')" >/dev/null
+wait_for "the lock expires, the scheduler kills it, and its dependent with it" 40 \
+    "SELECT status FROM fetchq_data.db__docs WHERE subject = 'x1'" -1
+check "killed by the scheduler" "$(status dx x0)" -1
+check "the dependent's log names the cause" \
+    "$(q "SELECT message FROM fetchq_data.db__logs WHERE subject = 'x1'")" \
+    'killed: it waited on document "x0" of queue "dx", killed'
+check "counters agree after the scheduler's cascade" "$(agree dx db)" agree
 
 echo "--- doc_complete_many releases"
 q "SELECT fetchq.doc_send('da', 'm1'); SELECT fetchq.doc_send('da', 'm2');
