@@ -89,6 +89,17 @@ q "SELECT fetchq.doc_send('rr_req', 'again'); SELECT count(*) FROM fetchq.doc_ta
 check_has "a new document of an old request's subject has no reply_to" \
     "$(err "SELECT fetchq.doc_reply('rr_req', 'again', '{}')")" 'has no reply_to'
 
+echo "--- a request finished otherwise leaves no reply_to behind"
+q "SELECT fetchq.doc_send('rr_req', 'c1', reply_to => 'rr_replies');
+   SELECT fetchq.doc_send('rr_req', 'k1', reply_to => 'rr_replies');
+   SELECT count(*) FROM fetchq.doc_take('rr_req', 'c1', '1m'); SELECT count(*) FROM fetchq.doc_take('rr_req', 'k1', '1m')" >/dev/null
+check "two requests recorded" "$(q "SELECT count(*) FROM fetchq.doc_replies r JOIN fetchq.queues q ON q.id = r.queue_id
+                                   WHERE q.name = 'rr_req' AND r.subject IN ('c1', 'k1')")" 2
+q "SELECT fetchq.doc_complete('rr_req', 'c1'); SELECT fetchq.doc_kill('rr_req', 'k1')" >/dev/null
+check "completed or killed without a reply: forgotten" \
+    "$(q "SELECT count(*) FROM fetchq.doc_replies r JOIN fetchq.queues q ON q.id = r.queue_id
+          WHERE q.name = 'rr_req' AND r.subject IN ('c1', 'k1')")" 0
+
 echo "--- a reply completes: documents waiting on the request are released"
 q "SELECT fetchq.doc_send('rr_req', 'r2', reply_to => 'rr_replies');
    SELECT fetchq.doc_send('rr_replies', 'after-r2', depends_on => ARRAY[('rr_req', 'r2')]::fetchq.doc_ref[]);

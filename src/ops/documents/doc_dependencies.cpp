@@ -9,6 +9,7 @@
 #include "ops/catalog/catalog_owner.hpp"
 #include "ops/documents/doc_moves.hpp"
 #include "ops/documents/doc_push.hpp"
+#include "ops/documents/doc_reply.hpp"
 #include "ops/queues/doc_status_sql.hpp"
 #include "ops/queues/queue_access.hpp"
 #include "ops/queues/queue_log.hpp"
@@ -63,7 +64,7 @@ std::pair<Datum, Datum> ref_arrays(const std::vector<DocRef>& refs) {
     });
 }
 
-void mark_awaited(const std::string& queue) {
+void mark_awaited_once(const std::string& queue) {
     if (queue_awaited(queue)) return;
     SPIPlanPtr plan = cached_plan("", "awaited_mark",
                                   [] {
@@ -105,6 +106,8 @@ struct Dependent {
 };
 
 }  // namespace
+
+void mark_awaited(const std::string& queue) { mark_awaited_once(queue); }
 
 bool queue_awaited(const std::string& queue) {
     // A wait committed since this transaction's last lock is seen now: a
@@ -221,11 +224,13 @@ void record_wait(const std::string& queue, const std::string& subject, Timestamp
     });
     std::set<std::string> queues;
     for (const DocRef& d : deps) queues.insert(d.queue);
-    for (const std::string& q : queues) mark_awaited(q);
+    for (const std::string& q : queues) mark_awaited_once(q);
 }
 
 void release_dependents(const std::string& queue, const std::string& subject) {
     if (!queue_awaited(queue)) return;
+    // A request finished without doc_reply leaves no row behind.
+    forget_reply_to(queue, subject);
     // Counted down in one statement: a concurrent completion of another of
     // their dependencies updates the same rows and waits for this one.
     SPIPlanPtr count_down = cached_plan(
@@ -320,6 +325,7 @@ void kill_dependents(const std::string& queue, const std::string& subject) {
         const DocRef cause = todo.back();
         todo.pop_back();
         if (!queue_awaited(cause.queue)) continue;
+        forget_reply_to(cause.queue, cause.subject);
         std::vector<DocRef> dependents;
         Datum keys[2] = {to_text(cause.queue), to_text(cause.subject)};
         as_catalog_owner([&] {

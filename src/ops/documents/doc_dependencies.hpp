@@ -43,14 +43,21 @@ void record_wait(const std::string& queue, const std::string& subject, Timestamp
                  const std::vector<DocRef>& deps);
 
 // `subject` of `queue` was completed: its waiting dependents whose last
-// dependency it was become planned or pending.
+// dependency it was become planned or pending (and a request's reply queue
+// is forgotten).
 void release_dependents(const std::string& queue, const std::string& subject);
 
 // `subject` of `queue` was killed: its waiting dependents are killed,
 // transitively, each with a row in its queue's log naming the cause.
 void kill_dependents(const std::string& queue, const std::string& subject);
 
-// Whether a document ever waited on one of the queue's (the cached flag).
+// Whether a document ever waited on one of the queue's, or one of its
+// documents was a request (doc_send's reply_to): the cached flag. Only then
+// does a completion or a kill there look at the catalog (waits, and the
+// request's reply queue, forgotten).
 bool queue_awaited(const std::string& queue);
+
+// Lists the queue in fetchq.awaited_queues, unless the flag says it is.
+void mark_awaited(const std::string& queue);
 
 }  // namespace fetchq::ops

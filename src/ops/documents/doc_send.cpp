@@ -55,7 +55,11 @@ int64_t send(const SendDoc& doc, Oid caller) {
         doc.payload_null, doc.expires_at ? Expiry::given(doc.expires_at) : Expiry::queue_default());
     if (n > 0 && !waits_on.empty())
         record_wait(doc.queue, doc.subject, doc.next_iteration, waits_on);
-    if (n > 0 && doc.reply_to) record_reply_to(doc.queue, doc.subject, *doc.reply_to);
+    if (n > 0 && doc.reply_to) {
+        record_reply_to(doc.queue, doc.subject, *doc.reply_to);
+        // Its completion or kill, however made, forgets the row.
+        mark_awaited(doc.queue);
+    }
     return n;
 }
 
