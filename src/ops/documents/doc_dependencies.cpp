@@ -64,7 +64,9 @@ std::pair<Datum, Datum> ref_arrays(const std::vector<DocRef>& refs) {
     });
 }
 
-void mark_awaited_once(const std::string& queue) {
+}  // namespace
+
+void mark_awaited(const std::string& queue) {
     if (queue_awaited(queue)) return;
     SPIPlanPtr plan = cached_plan("", "awaited_mark",
                                   [] {
@@ -77,6 +79,8 @@ void mark_awaited_once(const std::string& queue) {
     Datum arg = to_text(queue);
     as_catalog_owner([&] { spi_execute(plan, &arg, nullptr, false); });
 }
+
+namespace {
 
 // The rows of fetchq.doc_dependencies on `ref`, deleted; returns the queue
 // ids and subjects of their dependents (SPI_tuptable: queue_id, subject).
@@ -106,8 +110,6 @@ struct Dependent {
 };
 
 }  // namespace
-
-void mark_awaited(const std::string& queue) { mark_awaited_once(queue); }
 
 bool queue_awaited(const std::string& queue) {
     // A wait committed since this transaction's last lock is seen now: a
@@ -224,7 +226,7 @@ void record_wait(const std::string& queue, const std::string& subject, Timestamp
     });
     std::set<std::string> queues;
     for (const DocRef& d : deps) queues.insert(d.queue);
-    for (const std::string& q : queues) mark_awaited_once(q);
+    for (const std::string& q : queues) mark_awaited(q);
 }
 
 void release_dependents(const std::string& queue, const std::string& subject) {
