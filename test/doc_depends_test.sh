@@ -68,6 +68,8 @@ check "a document waiting on two others, in another queue" \
 check "it waits: planned, next_iteration infinity" "$(status db b1)" "0 waiting"
 check "counters agree after the send" "$(agree da db)" agree
 check "it counts as planned" "$(q "SELECT pln, pnd FROM fetchq.metric_get_common('db')")" "1|0"
+check "fetchq.stats: planned, not ready, no next_planned_at" \
+    "$(q "SELECT planned, ready, next_planned_at IS NULL FROM fetchq.stats('db')")" "1|0|t"
 check "a pick does not see it" "$(q "SELECT count(*) FROM fetchq.doc_pick('db', 0, 1, '1m')")" 0
 q "SELECT * FROM fetchq.mnt_run('db', 100)" >/dev/null
 check "promotion leaves it alone" "$(status db b1)" "0 waiting"
