@@ -25,11 +25,13 @@ state() {
          (SELECT string_agg(g::text, ',' ORDER BY stream_id, group_name) FROM fetchq.stream_groups g)))"
 }
 cleanup() {
-    for s in st_log st_set st_claim st_keep st_drop st_age; do
+    for s in st_log st_set st_claim st_keep st_drop st_age st_mine; do
         psql -X -q -d "$db" -c "SELECT fetchq.stream_drop('$s')" >/dev/null 2>&1 || true
     done
-    psql -X -q -d "$db" -c "DROP OWNED BY st_other" >/dev/null 2>&1 || true
-    psql -X -q -d postgres -c "DROP ROLE IF EXISTS st_other" >/dev/null 2>&1 || true
+    for r in st_member st_third st_other; do
+        psql -X -q -d "$db" -c "DROP OWNED BY $r" >/dev/null 2>&1 || true
+        psql -X -q -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1 || true
+    done
 }
 trap cleanup EXIT
 cleanup
@@ -231,61 +233,104 @@ check "a long key" "$(err "SELECT fetchq.stream_append('st_log', repeat('k', 256
     "22001 argument key is longer than 255 bytes"
 check "an empty group" "$(err "SELECT * FROM fetchq.stream_read('st_log', '', 'a')")" \
     "22023 argument group_name must have 1 to 40 characters"
-# st_other: docs/install.md's grants of a role that uses streams.
-q "CREATE ROLE st_other LOGIN; GRANT USAGE ON SCHEMA fetchq TO st_other;
-   GRANT SELECT ON fetchq.queues, fetchq.metrics, fetchq.streams, fetchq.stream_groups TO st_other;
-   GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.stream_keys, fetchq.stream_messages,
-       fetchq.stream_offsets, fetchq.stream_leases TO st_other"
+# st_other: no privilege on any table of schema fetchq (docs/install.md,
+# section 5): what it may do with a stream is what the stream's owner grants
+# (fetchq.stream_grants); st_member has st_other's privileges; st_third has
+# none.
+q "CREATE ROLE st_other LOGIN; GRANT USAGE ON SCHEMA fetchq, fetchq_data TO st_other;
+   CREATE ROLE st_member LOGIN IN ROLE st_other; CREATE ROLE st_third LOGIN;
+   GRANT USAGE ON SCHEMA fetchq, fetchq_data TO st_member, st_third"
+check "st_other may read no table of streams" \
+    "$(q "SELECT count(*) FROM pg_class WHERE relnamespace = 'fetchq'::regnamespace
+          AND relname LIKE 'stream%' AND relkind = 'r' AND has_table_privilege('st_other', oid, 'SELECT')")" 0
 q "SELECT fetchq.stream_create('st_drop')" >/dev/null
-check "only the owner drops a stream" \
-    "$(psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.stream_drop('st_drop')" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p')" \
-    '42501 must be owner of stream "st_drop"'
-check "only the owner sets a maximum age" \
-    "$(psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "SELECT fetchq.stream_set_max_age('st_drop', '1 hour')" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p')" \
-    '42501 must be owner of stream "st_drop"'
-# stream_read reads the tables without the executor (ops/streams/stream_read.cpp):
-# it checks the privileges a SELECT would, the table's or each column's.
-as_other() {
-    psql -X -q -At -U st_other -d "$db" -c '\set VERBOSITY verbose' -c "$1" 2>&1 |
-        sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p;s/^\([0-9]*|.*\)$/\1/p'
+# as ROLE SQL: the rows, or the error with its SQLSTATE.
+as_role() {
+    psql -X -q -At -U "$1" -d "$db" -c '\set VERBOSITY verbose' -c "$2" 2>&1 |
+        sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p;s/^\(DETAIL\|HINT\):  \(.*\)$/\1 \2/p;/^ERROR\|^DETAIL\|^HINT\|^LOCATION\|^CONTEXT\|^psql/!p'
 }
+as_other() { as_role st_other "$1" | head -1; }
+check "only the owner drops a stream" \
+    "$(as_other "SELECT fetchq.stream_drop('st_drop')")" '42501 must be owner of stream "st_drop"'
+check "only the owner sets a maximum age" \
+    "$(as_other "SELECT fetchq.stream_set_max_age('st_drop', '1 hour')")" \
+    '42501 must be owner of stream "st_drop"'
 q "SELECT fetchq.stream_append('st_log', 'priv', '{\"p\": 1}')" >/dev/null
-q "REVOKE SELECT ON fetchq.stream_messages FROM st_other"
-check "stream_read needs SELECT on the messages" \
-    "$(as_other "SELECT \"offset\" FROM fetchq.stream_read('st_log', 'gp', 'priv')")" \
-    "42501 permission denied for table stream_messages"
-q "GRANT SELECT (stream_id, key, \"offset\", payload, appended_at) ON fetchq.stream_messages TO st_other"
-check "... or on the columns it reads" \
-    "$(as_other "SELECT \"offset\", payload FROM fetchq.stream_read('st_log', 'gp', 'priv')")" \
-    '1|{"p": 1}'
-q "REVOKE SELECT (payload) ON fetchq.stream_messages FROM st_other"
-check "... every one of them" \
-    "$(as_other "SELECT \"offset\" FROM fetchq.stream_read('st_log', 'gp', 'priv')")" \
-    "42501 permission denied for table stream_messages"
-q "REVOKE SELECT ON fetchq.stream_offsets FROM st_other"
-check "stream_get needs SELECT on the offsets" \
-    "$(as_other "SELECT fetchq.stream_get('st_log', 'gp', 'priv')")" \
-    "42501 permission denied for table stream_offsets"
-# stream_commit moves a group's existing row without the executor
-# (ops/streams/stream_commit.cpp), checked as the INSERT ... ON CONFLICT DO UPDATE
-# it replaces; a role with column grants only, and a table with a trigger,
-# take the SQL path.
-q "GRANT SELECT ON fetchq.stream_offsets TO st_other;
-   SELECT count(fetchq.stream_append('st_log', 'priv', '{}')) FROM generate_series(1, 4)" >/dev/null
+denied='42501 permission denied for stream "st_log"'
+check "without a grant, stream_read is refused" \
+    "$(as_other "SELECT \"offset\" FROM fetchq.stream_read('st_log', 'gp', 'priv')")" "$denied"
+check "... saying which privilege, and the grant that gives it" \
+    "$(as_role st_other "SELECT fetchq.stream_get('st_log', 'gp', 'priv')" | tail -2)" \
+    "DETAIL The read privilege on the stream is needed.
+HINT Its owner can grant it: SELECT fetchq.stream_grant('st_log', 'st_other', 'read');"
+for call in "fetchq.stream_commit('st_log', 'gp', 'priv', 1)" \
+    "fetchq.stream_claim('st_log', 'gp')" "fetchq.stream_release('st_log', 'gp')" \
+    "fetchq.stream_group_create('st_log', 'gp')" \
+    "fetchq.stream_set('st_log', 'gp', '{\"commit\": [{\"hash\": \"priv\", \"id\": 1}]}')"; do
+    check "... as is ${call%%(*}" "$(as_other "SELECT * FROM $call")" "$denied"
+done
+check "... and stream_append" "$(as_other "SELECT fetchq.stream_append('st_log', 'priv', '{}')")" "$denied"
+check "... and nothing was written" \
+    "$(q "SELECT count(*) FROM fetchq.stream_groups WHERE group_name = 'gp'") $(q "SELECT last_offset FROM fetchq.stream_keys WHERE key = 'priv'")" "0 1"
+check "stream_create needs CREATE on schema fetchq_data" \
+    "$(as_other "SELECT fetchq.stream_create('st_mine')")" '42501 permission denied to create stream "st_mine"'
+check "only the owner grants" \
+    "$(as_other "SELECT fetchq.stream_grant('st_log', 'st_other', 'read')")" \
+    '42501 permission denied to grant privileges on stream "st_log"'
+check "an unknown privilege" "$(err "SELECT fetchq.stream_grant('st_log', 'st_other', 'push')")" \
+    '22023 unrecognized stream privilege "push"'
+check "an unknown role" "$(err "SELECT fetchq.stream_grant('st_log', 'st_nobody', 'read')")" \
+    '42704 role "st_nobody" does not exist'
+check "a missing stream" "$(err "SELECT fetchq.stream_grant('st_nope', 'st_other', 'read')")" \
+    '42704 stream "st_nope" does not exist'
+check "the owner grants read" "$(q "SELECT fetchq.stream_grant('st_log', 'st_other', 'read')")" "{read}"
+check "stream_read with read" \
+    "$(as_other "SELECT \"offset\", payload FROM fetchq.stream_read('st_log', 'gp', 'priv')")" '1|{"p": 1}'
+q "SELECT count(fetchq.stream_append('st_log', 'priv', '{}')) FROM generate_series(1, 4)" >/dev/null
 check "stream_commit, first (SQL) then in place" \
     "$(as_other "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 1) || '|' || fetchq.stream_commit('st_log', 'gp', 'priv', 2)")" \
     '1|2'
-q "REVOKE UPDATE ON fetchq.stream_offsets FROM st_other"
-check "moving an existing row needs UPDATE on the offsets" \
-    "$(as_other "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 3)")" \
-    "42501 permission denied for table stream_offsets"
-q "GRANT UPDATE (committed, committed_at) ON fetchq.stream_offsets TO st_other"
-check "... or on the columns it sets (through SQL)" \
-    "$(as_other "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 3) || '|'")" '3|'
-q "REVOKE SELECT ON fetchq.stream_keys FROM st_other"
-check "... and SELECT on the keys' last offsets" \
-    "$(as_other "SELECT fetchq.stream_commit('st_log', 'gp', 'priv', 3)")" \
-    "42501 permission denied for table stream_keys"
+check "stream_get" "$(as_other "SELECT fetchq.stream_get('st_log', 'gp', 'priv') ->> 'id'")" 3
+check "stream_claim and stream_release" \
+    "$(as_role st_other "SELECT count(*) FROM fetchq.stream_claim('st_log', 'gp_claim', 1, '1 minute');
+                 SELECT fetchq.stream_release('st_log', 'gp_claim')" | paste -sd' ')" "1 1"
+check "read gives no append" "$(as_other "SELECT fetchq.stream_append('st_log', 'priv', '{}')")" \
+    '42501 permission denied for stream "st_log"'
+check "stream_has_privilege: append, read" \
+    "$(as_other "SELECT fetchq.stream_has_privilege('st_log', 'append') || '|' || fetchq.stream_has_privilege('st_log', 'read')")" \
+    "false|true"
+check "the owner grants append (regrole, text[])" \
+    "$(q "SELECT fetchq.stream_grant('st_log', 'st_other'::regrole, ARRAY['append'])")" "{append,read}"
+check "appends: the first message of a key (SQL), then in place" \
+    "$(as_other "SELECT fetchq.stream_append('st_log', 'other_k', '{}') || '|' || fetchq.stream_append('st_log', 'other_k', '{}')")" \
+    '1|2'
+check "a member of the grantee holds what it holds" \
+    "$(as_role st_member "SELECT fetchq.stream_append('st_log', 'other_k', '{}')")" 3
+check "fetchq.stream_privileges shows the grants to a role that may read" \
+    "$(as_other "SELECT role || ':' || array_to_string(privileges, ',') || ':' || grantor FROM fetchq.stream_privileges WHERE stream = 'st_log'")" \
+    "st_other:append,read:$(q "SELECT current_user")"
+check "... and nothing to a role that may not" \
+    "$(as_role st_third "SELECT count(*) FROM fetchq.stream_privileges")" 0
+check "a role without read cannot ask about another role" \
+    "$(as_role st_third "SELECT fetchq.stream_has_privilege('st_log', 'read', 'st_other')" | head -1)" \
+    '42501 permission denied to ask about another role'"'"'s privileges on stream "st_log"'
+check "... but about itself" "$(as_role st_third "SELECT fetchq.stream_has_privilege('st_log', 'read')")" f
+check "stream_revoke returns what is left" \
+    "$(q "SELECT fetchq.stream_revoke('st_log', 'st_other', 'read')")" "{append}"
+check "... and the read is refused again" \
+    "$(as_other "SELECT \"offset\" FROM fetchq.stream_read('st_log', 'gp', 'priv')")" "$denied"
+check "revoking the rest removes the grant" \
+    "$(q "SELECT fetchq.stream_revoke('st_log', 'st_other', 'all'); SELECT count(*) FROM fetchq.stream_grants" | tail -1)" 0
+q "GRANT CREATE ON SCHEMA fetchq_data TO st_other"
+check "with CREATE on fetchq_data, st_other creates a stream it owns" \
+    "$(as_other "SELECT was_created FROM fetchq.stream_create('st_mine')") $(q "SELECT owner FROM fetchq.streams WHERE name = 'st_mine'")" \
+    "t st_other"
+check "... appends to it and reads it" \
+    "$(as_other "SELECT fetchq.stream_append('st_mine', 'k', '{}') || '|' || (SELECT count(*) FROM fetchq.stream_read('st_mine', 'g', 'k'))")" \
+    "1|1"
+check "... and grants it" "$(as_other "SELECT fetchq.stream_grant('st_mine', 'st_third', 'read')")" "{read}"
+check "... and drops it, with its grants" \
+    "$(as_other "SELECT fetchq.stream_drop('st_mine')") $(q "SELECT count(*) FROM fetchq.stream_grants")" "t 0"
 q "CREATE TABLE public.st_commits (committed bigint);
    CREATE FUNCTION public.st_note() RETURNS trigger LANGUAGE plpgsql AS
      'BEGIN INSERT INTO public.st_commits VALUES (NEW.committed); RETURN NEW; END';
@@ -303,21 +348,8 @@ check "a CHECK constraint added to the offsets holds (through SQL)" \
     '23514 new row for relation "stream_offsets" violates check constraint "st_not_six"'
 q "ALTER TABLE fetchq.stream_offsets DROP CONSTRAINT st_not_six"
 # stream_append moves a key's existing head row and inserts the message
-# without the executor (ops/streams/stream_append.cpp), checked as the statement it
-# replaces; a trigger, a NOT NULL or a default added to the messages, and
-# privileges on columns only, take the SQL path.
-q "GRANT SELECT ON fetchq.stream_keys TO st_other; REVOKE UPDATE ON fetchq.stream_keys FROM st_other"
-check "an append to a key with messages needs UPDATE on the keys" \
-    "$(as_other "SELECT fetchq.stream_append('st_log', 'priv', '{}')")" \
-    "42501 permission denied for table stream_keys"
-q "GRANT UPDATE (last_offset) ON fetchq.stream_keys TO st_other"
-check "... or on its last offset (through SQL)" \
-    "$(as_other "SELECT fetchq.stream_append('st_log', 'priv', '{}') - fetchq.stream_append('st_log', 'priv', '{}') + 1 || '|'")" '0|'
-q "REVOKE INSERT ON fetchq.stream_messages FROM st_other"
-check "an append needs INSERT on the messages" \
-    "$(as_other "SELECT fetchq.stream_append('st_log', 'priv', '{}')")" \
-    "42501 permission denied for table stream_messages"
-q "GRANT INSERT, UPDATE ON fetchq.stream_keys, fetchq.stream_messages TO st_other"
+# without the executor (ops/streams/stream_append.cpp); a trigger, a NOT NULL
+# or a default added to the messages take the SQL path.
 q "CREATE TABLE public.st_appends (\"offset\" bigint);
    CREATE FUNCTION public.st_note() RETURNS trigger LANGUAGE plpgsql AS
      'BEGIN INSERT INTO public.st_appends VALUES (NEW.\"offset\"); RETURN NEW; END';

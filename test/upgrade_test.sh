@@ -85,19 +85,32 @@ local log=$dir/cluster-$old/server.log
 # privileges $old's install.md gave an application role that creates queues
 # ($old_grants, write privileges included, that the update revokes); in
 # "fresh", what the update leaves of them ($left_grants).
-psql -X -q -d postgres -c "CREATE ROLE fq_app"
+psql -X -q -d postgres -c "CREATE ROLE fq_app" -c "CREATE ROLE fq_streamer" -c "CREATE ROLE fq_watcher"
 old_grants="GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.queues, fetchq.counters,
     fetchq.custom_counters, fetchq.metrics_writes, fetchq.jobs TO fq_app;
 GRANT USAGE, SELECT ON SEQUENCE fetchq.queues_id_seq, fetchq.custom_counters_id_seq,
     fetchq.jobs_id_seq TO fq_app;
 GRANT TRUNCATE ON fetchq.counters TO PUBLIC;"
-# (0.2.0 has streams: a column's privilege goes too.)
-[ "$old" = 0.1.0 ] || old_grants+="
-GRANT UPDATE (owner) ON fetchq.streams TO fq_app;"
 left_grants="GRANT SELECT ON fetchq.queues, fetchq.counters, fetchq.custom_counters,
     fetchq.metrics_writes, fetchq.jobs TO fq_app;
 GRANT SELECT ON SEQUENCE fetchq.queues_id_seq, fetchq.custom_counters_id_seq,
     fetchq.jobs_id_seq TO fq_app;"
+# 0.2.0 has streams: a column's privilege goes too; fq_streamer has 0.2.0's
+# streams block (its writes and its SELECT on the four tables go, turned
+# into stream grants), fq_watcher SELECT alone on the messages (it stays).
+if [ "$old" != 0.1.0 ]; then
+    old_grants+="
+GRANT UPDATE (owner) ON fetchq.streams TO fq_app;
+GRANT USAGE ON SCHEMA fetchq TO fq_streamer;
+GRANT SELECT ON fetchq.streams, fetchq.stream_groups TO fq_streamer;
+GRANT SELECT, INSERT, UPDATE, DELETE ON fetchq.stream_keys, fetchq.stream_messages,
+    fetchq.stream_offsets, fetchq.stream_leases TO fq_streamer;
+GRANT SELECT ON fetchq.stream_messages TO fq_watcher;"
+    left_grants+="
+GRANT USAGE ON SCHEMA fetchq TO fq_streamer;
+GRANT SELECT ON fetchq.streams, fetchq.stream_groups TO fq_streamer;
+GRANT SELECT ON fetchq.stream_messages TO fq_watcher;"
+fi
 make_queues() {
     psql -X -q -v ON_ERROR_STOP=1 -d "$1" >/dev/null <<SQL
 SET client_min_messages = warning;
@@ -295,6 +308,16 @@ check "complete after the update" "$(in_db up "SELECT * FROM fetchq.doc_complete
 check "fq_app picks from its queue after the update" \
     "$(in_db up "SET ROLE fq_app; SELECT subject FROM fetchq.doc_pick('q_app', 0, 1, '5m')")" a1
 check "a new function after the update" "$(in_db up "SELECT status FROM fetchq.doc_peek('q_states', 'new')")" 1
+if [ "$old" != 0.1.0 ]; then
+    check "the old streams block became append and read on each stream" \
+        "$(in_db up "SELECT stream || ' ' || role || ' ' || privileges::text || ' ' || grantor
+                     FROM fetchq.stream_privileges ORDER BY 1")" "s_log fq_streamer {append,read} postgres"
+    check "fq_streamer appends and reads with no privilege on the tables of streams" \
+        "$(in_db up "SET ROLE fq_streamer; SELECT fetchq.stream_append('s_log', 'k1', '{}');
+                     SELECT count(*) FROM fetchq.stream_read('s_log', 'g', 'k1')" | paste -sd' ')" "5 3"
+    check "fq_watcher keeps its SELECT" \
+        "$(in_db up "SELECT has_table_privilege('fq_watcher', 'fetchq.stream_messages', 'SELECT')")" t
+fi
 
 # up's scheduler, enabled and restarted, drops $old's temporary queue.
 psql -X -q -d postgres -c "ALTER DATABASE up RESET fetchq.enabled" \

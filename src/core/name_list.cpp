@@ -1,5 +1,8 @@
 #include "core/name_list.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace fetchq::core {
 
 std::vector<std::string> split_name_list(std::string_view text) {
@@ -15,6 +18,16 @@ std::vector<std::string> split_name_list(std::string_view text) {
         if (!item.empty()) out.emplace_back(item);
         start = comma + 1;
     }
+    return out;
+}
+
+std::string lower_trimmed(std::string_view word) {
+    const auto first = word.find_first_not_of(" \t\n");
+    if (first == std::string_view::npos) return {};
+    const auto last = word.find_last_not_of(" \t\n");
+    std::string out(word.substr(first, last - first + 1));
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
 }
 

@@ -1,11 +1,10 @@
 #include "core/queue_privilege.hpp"
 
-#include <algorithm>
 #include <array>
-#include <cctype>
 
 #include "core/echo.hpp"
 #include "core/error.hpp"
+#include "core/name_list.hpp"
 
 namespace fetchq::core {
 
@@ -14,18 +13,8 @@ namespace {
 constexpr std::array<QueuePrivilege, 4> kPrivileges = {
     QueuePrivilege::kPush, QueuePrivilege::kPick, QueuePrivilege::kRead, QueuePrivilege::kManage};
 
-std::string normalized(const std::string& word) {
-    const auto first = word.find_first_not_of(" \t\n");
-    if (first == std::string::npos) return {};
-    const auto last = word.find_last_not_of(" \t\n");
-    std::string out = word.substr(first, last - first + 1);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
-
 PrivilegeMask mask_of_word(const std::string& word) {
-    const std::string w = normalized(word);
+    const std::string w = lower_trimmed(word);
     if (w == "all") return kAllPrivileges;
     for (QueuePrivilege p : kPrivileges)
         if (w == privilege_name(p)) return mask_of(p);

@@ -3,9 +3,17 @@
 #include "core/duration.hpp"
 #include "core/echo.hpp"
 #include "core/error.hpp"
+#include "core/name_list.hpp"
 #include "core/queue_name.hpp"
 #include "pg/fetchq4_quoting.hpp"
 #include "pg/guard.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/syscache.h"
+}
 
 namespace fetchq::pg {
 
@@ -149,6 +157,44 @@ const Interval* arg_idle_timeout(FunctionCallInfo fcinfo, int i) {
 
 Interval* arg_positive_duration(FunctionCallInfo fcinfo, int i, const char* name) {
     return parse_positive_duration_or_throw(arg_text(fcinfo, i, name), name);
+}
+
+Oid arg_role(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument(name);
+    const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
+    if (type == REGROLEOID) {
+        const Oid role = PG_GETARG_OID(i);
+        if (!pg_call([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)); }))
+            throw core::Error(core::sqlstate::kUndefinedObject,
+                              "role with OID " + std::to_string(role) + " does not exist");
+        return role;
+    }
+    const char* role_name = pg_call([&] { return pstrdup(NameStr(*PG_GETARG_NAME(i))); });
+    return pg_call([&] { return get_role_oid(role_name, false); });
+}
+
+std::vector<std::string> arg_word_list(FunctionCallInfo fcinfo, int i, const char* name) {
+    if (arg_is_null(fcinfo, i)) throw_null_argument(name);
+    std::vector<std::string> words;
+    const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
+    if (type == TEXTARRAYOID) {
+        ArrayType* array = pg_call([&] { return PG_GETARG_ARRAYTYPE_P(i); });
+        Datum* elems = nullptr;
+        bool* nulls = nullptr;
+        int n = 0;
+        pg_call([&] {
+            deconstruct_array(array, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+        });
+        for (int k = 0; k < n; ++k) {
+            if (nulls[k]) throw_null_argument(name);
+            words.emplace_back(pg_call([&] { return text_to_cstring(DatumGetTextPP(elems[k])); }));
+        }
+        return words;
+    }
+    std::string text = arg_text(fcinfo, i, name);
+    if (text.size() >= 2 && text.front() == '{' && text.back() == '}')
+        text = text.substr(1, text.size() - 2);
+    return core::split_name_list(text);
 }
 
 }  // namespace fetchq::pg

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pg/postgres.hpp"
 
@@ -43,6 +44,14 @@ int interval_sign(const Interval* iv);
 Interval* arg_nonnegative_interval(FunctionCallInfo fcinfo, int i, const char* name);
 // An optional idle timeout: nullptr when absent or NULL, 22023 unless positive.
 const Interval* arg_idle_timeout(FunctionCallInfo fcinfo, int i);
+
+// A role argument, given by name (NAME) or as a regrole: its OID; 22004 when
+// NULL, 42704 when no such role exists.
+Oid arg_role(FunctionCallInfo fcinfo, int i, const char* name = "role");
+
+// A list of words: a text 'a, b' (braces allowed around it) or a text[].
+// 22004 when it or an element is NULL.
+std::vector<std::string> arg_word_list(FunctionCallInfo fcinfo, int i, const char* name);
 
 [[noreturn]] void throw_null_argument(const char* name);
 

@@ -63,4 +63,14 @@ std::string json_string(const char* text) {
     return quoted;
 }
 
+Datum text_array(const std::vector<std::string>& items) {
+    return pg_call([&] {
+        const int n = static_cast<int>(items.size());
+        if (n == 0) return PointerGetDatum(construct_empty_array(TEXTOID));
+        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * n));
+        for (int k = 0; k < n; ++k) elems[k] = CStringGetTextDatum(items[k].c_str());
+        return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+    });
+}
+
 }  // namespace fetchq::pg

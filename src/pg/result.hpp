@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "pg/postgres.hpp"
 
@@ -16,6 +17,9 @@ void begin_rows(FunctionCallInfo fcinfo);
 void add_row(FunctionCallInfo fcinfo, const Datum* values, const bool* nulls);
 // Adds row `row` of SPI_tuptable; its columns must match the result type.
 void add_spi_row(FunctionCallInfo fcinfo, uint64_t row);
+
+// A text[] of `items` (an empty array when there is none).
+Datum text_array(const std::vector<std::string>& items);
 
 // `text` as a JSON string, quoted and escaped, for JSON built as text.
 std::string json_string(const char* text);

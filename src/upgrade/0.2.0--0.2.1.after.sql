@@ -3,18 +3,44 @@
 --
 -- docs/install.md of 0.2.0 and earlier told administrators to grant SELECT,
 -- INSERT, UPDATE, DELETE on every table of schema fetchq (and USAGE on its
--- sequences) to application roles. From 0.2.1 fetchq writes its catalog
--- itself, as the extension's owner, and a write privilege on one of those
--- tables only lets a role rewrite what fetchq keeps for every role, or lock
--- the table in any mode (ACCESS EXCLUSIVE included) and so make every other
--- role's call wait. Every privilege but SELECT on the catalog's tables (and
--- USAGE and UPDATE on their sequences) goes, from every role but the
--- table's owner, PUBLIC included, with what those roles granted on from
--- them (CASCADE). The tables of streams' messages, keys, offsets and leases
--- keep their SELECT, INSERT, UPDATE and DELETE: they are still written with
--- the caller's own (docs/install.md, section 5); TRUNCATE, REFERENCES and
--- TRIGGER go there too (a trigger there would run as whoever writes the
--- table: the scheduler's retention writes it as the table's owner).
+-- sequences) to application roles. From 0.2.1 fetchq reads and writes its
+-- catalog itself, as the extension's owner, and a write privilege on one of
+-- those tables only lets a role rewrite what fetchq keeps for every role, or
+-- lock the table in any mode (ACCESS EXCLUSIVE included) and so make every
+-- other role's call wait.
+--
+-- Streams get privileges of their own (fetchq.stream_grants): a role that
+-- could append to every stream through the old grants (INSERT on
+-- fetchq.stream_messages) gets append on each existing stream, and one that
+-- could read and commit (SELECT on fetchq.stream_messages and INSERT on
+-- fetchq.stream_offsets) gets read, granted by the stream's owner; a stream
+-- created from now on is its owner's alone until it grants.
+INSERT INTO fetchq.stream_grants (stream_id, grantee, privileges, grantor)
+SELECT s.id, r.oid::pg_catalog.regrole,
+       (CASE WHEN pg_catalog.has_table_privilege(r.oid, 'fetchq.stream_messages', 'INSERT')
+             THEN 1 ELSE 0 END
+        OPERATOR(pg_catalog.|)
+        CASE WHEN pg_catalog.has_table_privilege(r.oid, 'fetchq.stream_messages', 'SELECT')
+              AND pg_catalog.has_table_privilege(r.oid, 'fetchq.stream_offsets', 'INSERT')
+             THEN 2 ELSE 0 END)::pg_catalog.int2,
+       s.owner
+FROM fetchq.streams AS s
+CROSS JOIN pg_catalog.pg_roles AS r
+WHERE r.oid OPERATOR(pg_catalog.<>) s.owner::pg_catalog.oid
+  AND NOT r.rolsuper
+  AND r.rolname !~ '^pg_'
+  AND (pg_catalog.has_table_privilege(r.oid, 'fetchq.stream_messages', 'INSERT')
+       OR (pg_catalog.has_table_privilege(r.oid, 'fetchq.stream_messages', 'SELECT')
+           AND pg_catalog.has_table_privilege(r.oid, 'fetchq.stream_offsets', 'INSERT')))
+ON CONFLICT DO NOTHING;
+
+-- Then every privilege but SELECT on the catalog's tables (and USAGE and
+-- UPDATE on their sequences) goes, from every role but the table's owner,
+-- PUBLIC included, with what those roles granted on from them (CASCADE). On
+-- the tables of streams' messages, keys, offsets and leases, SELECT goes
+-- too from the roles that held a write privilege there (the old streams
+-- block): it would let them read every stream's messages; a role that only
+-- reads them (a dashboard) keeps it.
 DO $fetchq_revoke$
 DECLARE
     r record;
@@ -47,7 +73,12 @@ BEGIN
             OR (c.relkind IN ('r', 'p')
                 AND c.relname IN ('stream_keys', 'stream_messages', 'stream_offsets',
                                   'stream_leases')
-                AND a.privilege_type IN ('TRUNCATE', 'REFERENCES', 'TRIGGER'))
+                AND (a.privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE',
+                                          'REFERENCES', 'TRIGGER')
+                     OR (a.privilege_type = 'SELECT' AND EXISTS (
+                         SELECT 1 FROM pg_catalog.aclexplode(c.relacl) AS w
+                         WHERE w.grantee = a.grantee
+                           AND w.privilege_type IN ('INSERT', 'UPDATE', 'DELETE')))))
             OR (c.relkind = 'S' AND a.privilege_type IN ('USAGE', 'UPDATE')))
         ORDER BY 1
     LOOP

@@ -21,6 +21,7 @@
 #include "ops/maintenance/maintenance.hpp"
 #include "ops/maintenance/purge.hpp"
 #include "ops/queues/queue_grants.hpp"
+#include "ops/streams/stream_grants.hpp"
 #include "ops/streams/stream_retention.hpp"
 #include "ops/queues/queue_lifecycle.hpp"
 #include "worker/known_due.hpp"
@@ -313,8 +314,9 @@ std::vector<std::string> drop_idle_temporary_queues(const std::vector<Queue>& qu
 }
 
 // The grants of roles that were dropped (DROP ROLE cannot see them: they
-// are rows of fetchq.queue_grants), removed with the same cadence; until
-// then they apply to nobody (ops/queues/queue_access.hpp).
+// are rows of fetchq.queue_grants and fetchq.stream_grants), removed with the
+// same cadence; until then they apply to nobody (ops/queues/queue_access.hpp,
+// ops/streams/stream_access.hpp).
 void forget_dropped_roles() {
     static TimestampTz last_check = 0;
     const TimestampTz start = GetCurrentTimestamp();
@@ -323,7 +325,12 @@ void forget_dropped_roles() {
     int64_t removed = 0;
     std::string error;
     if (!in_spi_transaction(
-            InvalidOid, [&] { removed = ops::remove_grants_of_dropped_roles(); }, &error))
+            InvalidOid,
+            [&] {
+                removed = ops::remove_grants_of_dropped_roles() +
+                          ops::remove_stream_grants_of_dropped_roles();
+            },
+            &error))
         record(kTaskSessions, 0, ms_since(start), &error, 0);
     else if (removed > 0)
         record(kTaskSessions, removed, ms_since(start), nullptr, 0);

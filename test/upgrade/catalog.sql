@@ -37,10 +37,12 @@ SELECT 'function ' || p.oid::regprocedure::text || ' owner=' || pg_get_userbyid(
        || E'\n' || pg_get_functiondef(p.oid)
 FROM pg_proc p JOIN fetchq_schemas s ON s.oid = p.pronamespace
 UNION ALL
--- relations
+-- relations (an ACL that every grant left, the owner's alone, is the
+-- default one, as NULL is: a REVOKE leaves the first where no GRANT was)
 SELECT 'relation ' || c.oid::regclass::text || ' kind=' || c.relkind::text
        || ' persistence=' || c.relpersistence::text || ' owner=' || pg_get_userbyid(c.relowner)
-       || ' acl=' || coalesce(c.relacl::text, '-')
+       || ' acl=' || coalesce(nullif(c.relacl, acldefault(
+              CASE WHEN c.relkind = 'S' THEN 's' ELSE 'r' END::"char", c.relowner))::text, '-')
        || ' options=' || coalesce(c.reloptions::text, '-')
        || ' rls=' || c.relrowsecurity || '/' || c.relforcerowsecurity
        || ' replident=' || c.relreplident::text

@@ -1,5 +1,6 @@
 #include "ops/streams/stream_claims.hpp"
 
+#include "ops/catalog/catalog_owner.hpp"
 #include "ops/shared_memory/session_end.hpp"
 #include "ops/streams/stream_locks.hpp"
 #include "ops/streams/streams.hpp"
@@ -90,13 +91,9 @@ bool take_lease(const Datum* values, const std::string& key, ClaimedKey* out) {
     return true;
 }
 
-}  // namespace
-
-std::vector<ClaimedKey> claim_keys(int32_t stream, const std::string& group, int32_t max_keys,
-                                   const Interval* lease) {
-    ensure_group(stream, group);
+std::vector<ClaimedKey> claim_as_owner(int32_t stream, const std::string& group, int32_t max_keys,
+                                       const Interval* lease) {
     std::vector<ClaimedKey> claimed;
-    if (max_keys <= 0) return claimed;
     Datum values[5] = {Int32GetDatum(stream), to_text(group), Int64GetDatum(session_key()),
                        session_key_array(live_session_keys()), IntervalPGetDatum(lease)};
     for (const std::string& key : candidates(values)) {
@@ -108,7 +105,7 @@ std::vector<ClaimedKey> claim_keys(int32_t stream, const std::string& group, int
     return claimed;
 }
 
-int64_t release_keys(int32_t stream, const std::string& group, const std::string& key) {
+int64_t release_as_owner(int32_t stream, const std::string& group, const std::string& key) {
     // Each key is held as a claim holds it, so that a claim skips a key whose
     // lease is being released rather than wait for the release.
     SPIPlanPtr mine = cached_plan(
@@ -134,6 +131,23 @@ int64_t release_keys(int32_t stream, const std::string& group, const std::string
         },
         {INT4OID, TEXTOID, INT8OID, TEXTOID});
     return static_cast<int64_t>(spi_execute(plan, values, nullptr, false));
+}
+
+}  // namespace
+
+std::vector<ClaimedKey> claim_keys(int32_t stream, const std::string& group, int32_t max_keys,
+                                   const Interval* lease) {
+    ensure_group(stream, group);
+    std::vector<ClaimedKey> claimed;
+    if (max_keys <= 0) return claimed;
+    as_catalog_owner([&] { claimed = claim_as_owner(stream, group, max_keys, lease); });
+    return claimed;
+}
+
+int64_t release_keys(int32_t stream, const std::string& group, const std::string& key) {
+    int64_t n = 0;
+    as_catalog_owner([&] { n = release_as_owner(stream, group, key); });
+    return n;
 }
 
 }  // namespace fetchq::ops

@@ -16,6 +16,7 @@ extern "C" {
 #include "utils/snapmgr.h"
 }
 
+#include "ops/catalog/catalog_owner.hpp"
 #include "ops/streams/stream_tables.hpp"
 #include "ops/streams/streams.hpp"
 #include "pg/guard.hpp"
@@ -97,12 +98,14 @@ std::vector<StreamMessage> read_messages(int32_t stream, const std::string& grou
                                          const std::string& key, int32_t limit) {
     ensure_group(stream, group);
     Read r{stream, nullptr, nullptr, limit, nullptr, 0, 0};
-    pg_call([&] {
-        r.group = cstring_to_text_with_len(group.data(), static_cast<int>(group.size()));
-        r.key = cstring_to_text_with_len(key.data(), static_cast<int>(key.size()));
-        r.capacity = limit < 16 ? (limit < 1 ? 1 : limit) : 16;
-        r.rows = static_cast<StreamMessage*>(palloc(sizeof(StreamMessage) * r.capacity));
-        read(&r);
+    as_catalog_owner([&] {
+        pg_call([&] {
+            r.group = cstring_to_text_with_len(group.data(), static_cast<int>(group.size()));
+            r.key = cstring_to_text_with_len(key.data(), static_cast<int>(key.size()));
+            r.capacity = limit < 16 ? (limit < 1 ? 1 : limit) : 16;
+            r.rows = static_cast<StreamMessage*>(palloc(sizeof(StreamMessage) * r.capacity));
+            read(&r);
+        });
     });
     return std::vector<StreamMessage>(r.rows, r.rows + r.count);
 }

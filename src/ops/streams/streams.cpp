@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "ops/catalog/catalog_cache.hpp"
 #include "ops/catalog/catalog_owner.hpp"
+#include "ops/streams/stream_access.hpp"
 #include "ops/streams/stream_append.hpp"
 #include "ops/streams/stream_commit.hpp"
 #include "ops/streams/stream_locks.hpp"
@@ -27,39 +28,12 @@ namespace {
 constexpr std::size_t kMaxKeyBytes = 255;
 constexpr int kMaxGroupChars = 40;
 
-[[noreturn]] void throw_stream_missing(const std::string& name) {
-    throw core::Error(core::sqlstate::kUndefinedObject, "stream \"" + name + "\" does not exist",
-                      {}, "Create it with fetchq.stream_create('" + name + "').");
-}
-
-// -1: no such stream. Read on the latest snapshot, as every catalog cache.
-int32_t read_stream_id(const std::string& name) {
-    SPIPlanPtr plan = cached_plan(
-        "", "stream_id",
-        [] { return std::string("SELECT id FROM fetchq.streams WHERE name = $1"); }, {TEXTOID});
-    Datum arg = to_text(name);
-    if (spi_execute_latest(plan, &arg, nullptr, 1) == 0) return -1;
-    return static_cast<int32_t>(spi_int(0, 1));
-}
-
-// The catalog of streams (fetchq.streams, fetchq.stream_groups) is written
-// by fetchq only, as the catalog's owner (ops/catalog/catalog_owner.hpp), once the
-// caller's right was checked here: to create a stream, the privilege to
-// append (INSERT on fetchq.stream_messages); to register a group, the
-// privilege to read (SELECT on fetchq.stream_messages or on a column of it);
-// to change or drop a stream, being its owner. The messages, keys, offsets
-// and leases are still written with the caller's own privileges.
-void require_messages_privilege(AclMode mode) {
-    pg_call([&] {
-        const Oid relid = get_relname_relid("stream_messages", get_namespace_oid("fetchq", false));
-        if (!OidIsValid(relid)) elog(ERROR, "table fetchq.stream_messages is missing");
-        const Oid user = GetUserId();
-        if (pg_class_aclcheck(relid, user, mode) == ACLCHECK_OK ||
-            pg_attribute_aclcheck_all(relid, user, mode, ACLMASK_ANY) == ACLCHECK_OK)
-            return;
-        aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, "stream_messages");
-    });
-}
+// The catalog of streams and their tables are read and written by fetchq
+// only, as the catalog's owner (ops/catalog/catalog_owner.hpp), once the
+// caller's right was checked (ops/streams/stream_access.hpp): to create a
+// stream, CREATE on schema fetchq_data; to append, the append privilege;
+// to read, commit, claim or register a group, the read privilege; to
+// change, drop or grant a stream, being its owner.
 
 [[noreturn]] void throw_beyond_last(const std::string& key, int64_t offset, int64_t last) {
     throw core::Error(core::sqlstate::kInvalidParameterValue,
@@ -94,16 +68,19 @@ void check_group_name(const std::string& group) {
 }
 
 int32_t stream_id(const std::string& name) {
-    static CatalogCache<int32_t> cache;
-    const int32_t id = cache.get(name, [&] { return read_stream_id(name); });
+    const int32_t id = stream_entry(name)->id;
     if (id < 0) throw_stream_missing(name);
     return id;
+}
+
+int32_t stream_for_read(const std::string& name) {
+    return require_stream_privilege(name, core::StreamPrivilege::kRead);
 }
 
 int32_t stream_for_append(const std::string& name) {
     for (;;) {
         const uint64_t seen = catalog_generation();
-        const int32_t id = stream_id(name);
+        const int32_t id = require_stream_privilege(name, core::StreamPrivilege::kAppend);
         if (!lock_stream_shared(id)) return id;
         // A drop that held the lock committed (or rolled back) before it was
         // released, and its invalidation came first: an unchanged generation
@@ -114,7 +91,7 @@ int32_t stream_for_append(const std::string& name) {
 }
 
 CreatedStream create_stream(const std::string& name) {
-    require_messages_privilege(ACL_INSERT);
+    require_stream_creator(name);
     SPIPlanPtr plan = cached_plan(
         "", "stream_create",
         [] {
@@ -194,31 +171,29 @@ void drop_stream(const std::string& name) {
         stream = require_stream_owner(name);
         if (stream == locked) break;  // else dropped and created again meanwhile
     }
-    // The owner checked, the catalog's row goes as the catalog's owner. The
-    // messages, keys, offsets and leases go as the caller: those tables keep
-    // their privileges (a role may hold TRIGGER there), so a trigger on them
-    // must never run with the catalog owner's rights.
+    // The owner checked, the stream's rows go as the catalog's owner.
     Datum arg = to_text(name);
     SPIPlanPtr drop = cached_plan(
         "", "stream_drop", [] { return std::string("DELETE FROM fetchq.streams WHERE name = $1"); },
         {TEXTOID});
-    as_catalog_owner([&] { spi_execute(drop, &arg, nullptr, false); });
     Datum id = Int32GetDatum(stream);
-    for (const char* table :
-         {"stream_keys", "stream_messages", "stream_offsets", "stream_leases"}) {
-        const std::string plan = std::string("stream_drop_") + table;
-        SPIPlanPtr rows = cached_plan("", plan,
-                                      [table] {
-                                          return std::string("DELETE FROM fetchq.") + table +
-                                                 " WHERE stream_id = $1";
-                                      },
-                                      {INT4OID});
-        spi_execute_current(rows, &id, nullptr);
-    }
+    as_catalog_owner([&] {
+        spi_execute(drop, &arg, nullptr, false);
+        for (const char* table :
+             {"stream_keys", "stream_messages", "stream_offsets", "stream_leases"}) {
+            const std::string plan = std::string("stream_drop_") + table;
+            SPIPlanPtr rows = cached_plan("", plan,
+                                          [table] {
+                                              return std::string("DELETE FROM fetchq.") + table +
+                                                     " WHERE stream_id = $1";
+                                          },
+                                          {INT4OID});
+            spi_execute_current(rows, &id, nullptr);
+        }
+    });
 }
 
 bool register_group(int32_t stream, const std::string& group) {
-    require_messages_privilege(ACL_SELECT);
     // Before the foreign key locks the stream's row (ops/streams/stream_locks.hpp).
     lock_stream_shared(stream);
     SPIPlanPtr plan = cached_plan(
@@ -249,7 +224,9 @@ GroupRow read_group(int32_t stream, const std::string& group) {
         },
         {INT4OID, TEXTOID});
     Datum values[2] = {Int32GetDatum(stream), to_text(group)};
-    if (spi_execute_latest(plan, values, nullptr, 1) == 0) return GroupRow::kMissing;
+    uint64_t found = 0;
+    as_catalog_owner([&] { found = spi_execute_latest(plan, values, nullptr, 1); });
+    if (found == 0) return GroupRow::kMissing;
     bool isnull = false;
     const TransactionId xmin = DatumGetTransactionId(spi_value(0, 1, &isnull));
     const bool own = pg_call([&] { return TransactionIdIsCurrentTransactionId(xmin); });
@@ -272,7 +249,9 @@ void ensure_group(int32_t stream, const std::string& group) {
     register_group(stream, group);
 }
 
-int64_t append_message(int32_t stream, const std::string& key, Datum payload, bool payload_null) {
+namespace {
+
+int64_t append_as_owner(int32_t stream, const std::string& key, Datum payload, bool payload_null) {
     if (const std::optional<int64_t> offset = append_in_place(stream, key, payload, payload_null))
         return *offset;
     // The first message of a key (or tables changed from what the
@@ -307,8 +286,8 @@ int64_t append_message(int32_t stream, const std::string& key, Datum payload, bo
     return spi_int(0, 1);
 }
 
-int64_t commit_offset(int32_t stream, const std::string& group, const std::string& key,
-                      int64_t offset) {
+int64_t commit_as_owner(int32_t stream, const std::string& group, const std::string& key,
+                        int64_t offset) {
     if (offset < 0)
         throw core::Error(core::sqlstate::kInvalidParameterValue,
                           "argument offset must not be negative",
@@ -357,6 +336,21 @@ int64_t commit_offset(int32_t stream, const std::string& group, const std::strin
     const int64_t top = spi_int(0, 1);
     if (offset > top) throw_beyond_last(key, offset, top);
     return spi_int(0, 2);
+}
+
+}  // namespace
+
+int64_t append_message(int32_t stream, const std::string& key, Datum payload, bool payload_null) {
+    int64_t offset = 0;
+    as_catalog_owner([&] { offset = append_as_owner(stream, key, payload, payload_null); });
+    return offset;
+}
+
+int64_t commit_offset(int32_t stream, const std::string& group, const std::string& key,
+                      int64_t offset) {
+    int64_t committed = 0;
+    as_catalog_owner([&] { committed = commit_as_owner(stream, group, key, offset); });
+    return committed;
 }
 
 }  // namespace fetchq::ops

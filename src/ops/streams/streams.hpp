@@ -22,6 +22,8 @@ struct CreatedStream {
     bool created = false;
     int32_t id = 0;
 };
+// Raises 42501 unless the caller may create streams (CREATE on schema
+// fetchq_data); the caller becomes the stream's owner.
 CreatedStream create_stream(const std::string& name);
 // Raises 42704 for a missing stream, 42501 unless the caller has the
 // privileges of its owner.
@@ -32,15 +34,23 @@ void set_stream_max_age(const std::string& name, const Interval* max_age);
 
 // The stream's id; raises 42704 when it does not exist.
 int32_t stream_id(const std::string& name);
-// The same, for appends: the stream is locked against its drop until this
-// transaction ends (ops/streams/stream_locks.hpp), and an append that waited for a
-// drop raises 42704.
+// The same, for reads, commits, claims and groups: raises 42501 unless the
+// caller holds read on the stream (ops/streams/stream_access.hpp).
+int32_t stream_for_read(const std::string& name);
+// The same, for appends: raises 42501 unless the caller holds append; the
+// stream is locked against its drop until this transaction ends
+// (ops/streams/stream_locks.hpp), and an append that waited for a drop
+// raises 42704.
 int32_t stream_for_append(const std::string& name);
 
 // Raises 22023 / 22001 for an empty key or one over 255 bytes.
 void check_stream_key(const std::string& key);
 // Raises 22023 / 22001 for an empty group name or one over 40 characters.
 void check_group_name(const std::string& group);
+
+// The functions below take a stream of stream_for_read or stream_for_append:
+// the caller's right is checked, and they read and write the tables of
+// streams as the catalog's owner.
 
 // Registers the group; true when it was not registered yet.
 bool register_group(int32_t stream, const std::string& group);

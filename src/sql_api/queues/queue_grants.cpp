@@ -4,20 +4,17 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/name_list.hpp"
 #include "core/queue_privilege.hpp"
 #include "ops/queues/queue_access.hpp"
 #include "ops/queues/queue_grants.hpp"
 #include "ops/queues/queue_sql.hpp"
 #include "pg/args.hpp"
+#include "pg/result.hpp"
 #include "pg/spi.hpp"
 #include "sql_api/function.hpp"
 
 extern "C" {
-#include "catalog/pg_type.h"
 #include "utils/acl.h"
-#include "utils/array.h"
-#include "utils/syscache.h"
 }
 
 namespace fetchq::sql_api {
@@ -26,56 +23,7 @@ namespace {
 using namespace fetchq::pg;
 using namespace fetchq::ops;
 
-// The role argument, given by name or as a regrole.
-Oid arg_role(FunctionCallInfo fcinfo, int i) {
-    if (arg_is_null(fcinfo, i)) throw_null_argument("role");
-    const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
-    if (type == REGROLEOID) {
-        const Oid role = PG_GETARG_OID(i);
-        if (!pg_call([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)); }))
-            throw core::Error(core::sqlstate::kUndefinedObject,
-                              "role with OID " + std::to_string(role) + " does not exist");
-        return role;
-    }
-    const char* name = pg_call([&] { return pstrdup(NameStr(*PG_GETARG_NAME(i))); });
-    return pg_call([&] { return get_role_oid(name, false); });
-}
-
-// 'push, pick' (braces allowed around it) or ARRAY['push', 'pick'].
-std::vector<std::string> arg_privilege_words(FunctionCallInfo fcinfo, int i) {
-    if (arg_is_null(fcinfo, i)) throw_null_argument("privileges");
-    std::vector<std::string> words;
-    const Oid type = pg_call([&] { return get_fn_expr_argtype(fcinfo->flinfo, i); });
-    if (type == TEXTARRAYOID) {
-        ArrayType* array = pg_call([&] { return PG_GETARG_ARRAYTYPE_P(i); });
-        Datum* elems = nullptr;
-        bool* nulls = nullptr;
-        int n = 0;
-        pg_call([&] {
-            deconstruct_array(array, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-        });
-        for (int k = 0; k < n; ++k) {
-            if (nulls[k]) throw_null_argument("privileges");
-            words.emplace_back(pg_call([&] { return text_to_cstring(DatumGetTextPP(elems[k])); }));
-        }
-        return words;
-    }
-    std::string text = arg_text(fcinfo, i, "privileges");
-    if (text.size() >= 2 && text.front() == '{' && text.back() == '}')
-        text = text.substr(1, text.size() - 2);
-    return core::split_name_list(text);
-}
-
-Datum names_result(core::PrivilegeMask mask) {
-    const std::vector<std::string> names = core::privilege_names(mask);
-    return pg_call([&] {
-        const int n = static_cast<int>(names.size());
-        if (n == 0) return PointerGetDatum(construct_empty_array(TEXTOID));
-        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * n));
-        for (int k = 0; k < n; ++k) elems[k] = CStringGetTextDatum(names[k].c_str());
-        return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
-    });
-}
+Datum names_result(core::PrivilegeMask mask) { return text_array(core::privilege_names(mask)); }
 
 // Only the queue's owner, a role with manage on it, or a superuser grants.
 // (The caller may read no table of fetchq: the queue's tables say whether it
@@ -96,7 +44,7 @@ void require_grant_right(const std::string& queue) {
 Datum queue_grant(FunctionCallInfo fcinfo) {
     const std::string queue = arg_queue(fcinfo, 0);
     const Oid role = arg_role(fcinfo, 1);
-    const core::PrivilegeMask mask = core::parse_privileges(arg_privilege_words(fcinfo, 2));
+    const core::PrivilegeMask mask = core::parse_privileges(arg_word_list(fcinfo, 2, "privileges"));
     spi_connect();
     require_grant_right(queue);
     const Oid me = pg_call([] { return GetUserId(); });
@@ -109,7 +57,7 @@ Datum queue_grant(FunctionCallInfo fcinfo) {
 Datum queue_revoke(FunctionCallInfo fcinfo) {
     const std::string queue = arg_queue(fcinfo, 0);
     const Oid role = arg_role(fcinfo, 1);
-    const core::PrivilegeMask mask = core::parse_privileges(arg_privilege_words(fcinfo, 2));
+    const core::PrivilegeMask mask = core::parse_privileges(arg_word_list(fcinfo, 2, "privileges"));
     spi_connect();
     require_grant_right(queue);
     const core::PrivilegeMask left = remove_grant(queue, role, mask);

@@ -135,8 +135,11 @@ Datum stream_set(FunctionCallInfo fcinfo) {
     const Datum body = arg_datum(fcinfo, 2, &body_null);
     if (body_null) throw_null_argument("body");
     spi_connect();
+    // Commits need read, appends append (and hold the stream against its drop).
     int32_t id = stream_id(stream);
     const std::vector<SetItem> items = items_of(body);
+    if (std::any_of(items.begin(), items.end(), [](const SetItem& item) { return !item.create; }))
+        id = stream_for_read(stream);
     if (std::any_of(items.begin(), items.end(), [](const SetItem& item) { return item.create; }))
         id = stream_for_append(stream);
     std::string created, committed;

@@ -86,7 +86,7 @@ Datum stream_read(FunctionCallInfo fcinfo) {
     const int32_t limit = PG_NARGS() > 3 ? arg_limit(fcinfo, 3, "limit") : 100;
     begin_rows(fcinfo);
     spi_connect();
-    for (const StreamMessage& m : read_messages(stream_id(stream), group, key, limit)) {
+    for (const StreamMessage& m : read_messages(stream_for_read(stream), group, key, limit)) {
         Datum values[3] = {Int64GetDatum(m.offset), m.payload, TimestampTzGetDatum(m.appended_at)};
         bool nulls[3] = {false, m.payload_null, false};
         add_row(fcinfo, values, nulls);
@@ -107,7 +107,7 @@ Datum stream_commit(FunctionCallInfo fcinfo) {
     const std::string key = arg_key(fcinfo, 2);
     const int64_t offset = arg_offset(fcinfo, 3);
     spi_connect();
-    const int64_t committed = commit_offset(stream_id(stream), group, key, offset);
+    const int64_t committed = commit_offset(stream_for_read(stream), group, key, offset);
     spi_finish();
     PG_RETURN_INT64(committed);
 }
@@ -124,7 +124,7 @@ Datum stream_get(FunctionCallInfo fcinfo) {
     const std::string key = arg_key(fcinfo, 2);
     spi_connect();
     std::string json;
-    for (const StreamMessage& m : read_messages(stream_id(stream), group, key, 1)) {
+    for (const StreamMessage& m : read_messages(stream_for_read(stream), group, key, 1)) {
         const char* payload = m.payload_null ? "null" : pg_call([&] {
             return DatumGetCString(DirectFunctionCall1(jsonb_out, m.payload));
         });
@@ -150,7 +150,8 @@ Datum stream_claim(FunctionCallInfo fcinfo) {
                           "Lease keys for as long as processing their messages may take.");
     begin_rows(fcinfo);
     spi_connect();
-    const std::vector<ClaimedKey> keys = claim_keys(stream_id(stream), group, max_keys, lease);
+    const std::vector<ClaimedKey> keys =
+        claim_keys(stream_for_read(stream), group, max_keys, lease);
     for (const ClaimedKey& k : keys) {
         Datum values[2] = {to_text(k.key), TimestampTzGetDatum(k.until)};
         bool nulls[2] = {false, false};
@@ -167,7 +168,7 @@ Datum stream_release(FunctionCallInfo fcinfo) {
     const std::string key =
         PG_NARGS() > 2 && !arg_is_null(fcinfo, 2) ? arg_key(fcinfo, 2) : std::string();
     spi_connect();
-    const int64_t n = release_keys(stream_id(stream), group, key);
+    const int64_t n = release_keys(stream_for_read(stream), group, key);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
@@ -177,7 +178,7 @@ Datum stream_group_create(FunctionCallInfo fcinfo) {
     const std::string stream = arg_queue(fcinfo, 0, "stream");
     const std::string group = arg_group(fcinfo, 1);
     spi_connect();
-    const bool created = register_group(stream_id(stream), group);
+    const bool created = register_group(stream_for_read(stream), group);
     spi_finish();
     PG_RETURN_BOOL(created);
 }

@@ -60,8 +60,8 @@ AS 'MODULE_PATHNAME', 'fetchq_stream_set_max_age' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.stream_set(stream VARCHAR, group_name VARCHAR, body JSONB) RETURNS JSONB
 AS 'MODULE_PATHNAME', 'fetchq_stream_set' LANGUAGE C VOLATILE;
 
--- Empties every backend's caches of stream ids and groups when fetchq.streams
--- or fetchq.stream_groups changes.
+-- Empties every backend's caches of streams, their grants and groups when
+-- fetchq.streams, fetchq.stream_grants or fetchq.stream_groups changes.
 CREATE FUNCTION fetchq.streams_changed() RETURNS trigger
 AS 'MODULE_PATHNAME', 'fetchq_queues_changed' LANGUAGE C;
 
@@ -72,6 +72,10 @@ CREATE TRIGGER fetchq_streams_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCA
 -- (a delete, its stream's drop) empties those memories. An insert does not.
 CREATE TRIGGER fetchq_stream_groups_changed AFTER UPDATE OR DELETE OR TRUNCATE
     ON fetchq.stream_groups FOR EACH STATEMENT EXECUTE FUNCTION fetchq.streams_changed();
+
+-- The same when a stream's grants change (src/sql_api/streams/stream_grants.sql).
+CREATE TRIGGER fetchq_stream_grants_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+    ON fetchq.stream_grants FOR EACH STATEMENT EXECUTE FUNCTION fetchq.streams_changed();
 
 -- One row per stream.
 CREATE VIEW fetchq.stream_list AS
