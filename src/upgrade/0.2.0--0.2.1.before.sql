@@ -12,10 +12,10 @@ ALTER TABLE fetchq.stream_keys DROP CONSTRAINT stream_keys_stream_id_fkey;
 -- queue's owner.
 ALTER TABLE fetchq.queues ADD COLUMN dead_letter_set_by REGROLE;
 
--- doc_send's references to documents (src/schema/05_doc_dependencies.sql).
+-- doc_send's references to documents (src/schema/06_doc_dependencies.sql).
 CREATE TYPE fetchq.doc_ref AS (queue CHARACTER VARYING, subject CHARACTER VARYING);
 
--- Waiting documents (src/schema/05_doc_dependencies.sql).
+-- Waiting documents (src/schema/06_doc_dependencies.sql).
 CREATE TABLE fetchq.doc_waits (
     queue_id INTEGER NOT NULL REFERENCES fetchq.queues (id) ON DELETE CASCADE,
     subject CHARACTER VARYING(50) NOT NULL,
