@@ -19,6 +19,10 @@
 #   bench/run.sh --pick-wait  the waiting pick (bench/pick_wait.py, ~1 min): wake latency
 #                           from the pusher's commit, CPU of idle waiters; writes the
 #                           "Waiting pick" block of docs/benchmarks.md
+#   bench/run.sh --depends  push, send and pick + complete on a queue nobody waits on,
+#                           with and without waiting documents elsewhere
+#                           (bench/depends.py, ~3 min): writes the "Waiting
+#                           documents" block of docs/benchmarks.md
 #   bench/run.sh --privileges  push and pick + complete by a role with only a
 #                           queue_grant next to the queue's owner (bench/privileges.py,
 #                           ~2 min): writes the "Per-queue privileges" block of
@@ -66,6 +70,7 @@ for arg in "$@"; do
     --topics) mode=topics ;;
     --pick-wait) mode=pick_wait ;;
     --privileges) mode=privileges ;;
+    --depends) mode=depends ;;
     --streams) mode=streams ;;
     --memory) mode=memory ;;
     --held-horizon) mode=held_horizon ;;
@@ -146,7 +151,8 @@ fetch_reference() {
 mkdir -p "$OUT"
 systems=floor,floor_counted,reference,extension
 if [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ] ||
-    [ "$mode" = privileges ] || [ "$mode" = memory ] || [ "$mode" = held_horizon ]; then
+    [ "$mode" = privileges ] || [ "$mode" = memory ] || [ "$mode" = held_horizon ] ||
+    [ "$mode" = depends ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
     systems=floor,floor_counted,reference,pgq,extension
@@ -172,7 +178,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-case "$mode" in workers | topics | pick_wait | privileges | streams | memory | held_horizon) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -220,7 +226,7 @@ say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
 # The benchmarks of one feature: each writes its block of docs/benchmarks.md.
 case "$mode" in
-pick_wait | streams | privileges | topics | memory | held_horizon)
+pick_wait | streams | privileges | depends | topics | memory | held_horizon)
     python3 "bench/$mode.py" --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pgmq_args[@]}" "${pass[@]}"
     exit
@@ -240,7 +246,7 @@ full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
 if [ "$mode" = smoke ]; then
-    for script in topics pick_wait privileges streams memory; do
+    for script in topics pick_wait privileges depends streams memory; do
         python3 "bench/$script.py" --smoke || die "the $script smoke run failed"
     done
     python3 bench/held_horizon.py --smoke "${pgmq_args[@]}" || die "the held_horizon smoke run failed"

@@ -129,6 +129,18 @@ RESET ROLE;
 SELECT * FROM fetchq.queue_privileges;
 
 \echo
+\echo '-- Request and response: the request names a reply queue (here a temporary queue'
+\echo '-- of this session); the responder answers and completes it in one transaction.'
+SELECT * FROM fetchq.queue_create('quotes');
+SELECT fetchq.queue_create_temporary() AS reply_queue \gset
+SELECT fetchq.doc_send(queue => 'quotes', subject => 'quote-1',
+                       payload => '{"sku": "A1", "qty": 3}', reply_to => :'reply_queue') AS sent;
+SELECT fetchq.doc_reply(queue => 'quotes', subject => r.subject,
+                        payload => jsonb_build_object('price', 10 * (r.payload ->> 'qty')::int)) AS replied
+FROM fetchq.doc_pick('quotes', 0, 1, '1 minute') AS r;
+SELECT subject, payload FROM fetchq.doc_pick(:'reply_queue', 0, 1, '1 minute');
+
+\echo
 \echo '-- Streams: an ordered log per key, offsets 1, 2, 3 ... in commit order, and a'
 \echo '-- committed offset per consumer group, moved in the same transaction as its work.'
 SELECT * FROM fetchq.stream_create('payments');

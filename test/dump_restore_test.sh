@@ -10,8 +10,9 @@
 # - documents planned, pending, active, completed, killed and rejected, with
 #   logs, counter snapshots and counters of every kind;
 # - then the API on the copy (push, pick, complete, routes, grants, stream
-#   append/read/commit) and its scheduler (a planned document is promoted, the
-#   metric log is folded).
+#   append/read/commit, a waiting document's release, a request's reply)
+#   and its scheduler (a planned document is promoted, the metric log is
+#   folded).
 # One restore has the copy's scheduler off until it is done (ALTER DATABASE
 # ... SET fetchq.enabled = off, what docs/operations.md recommends); another
 # runs while the scheduler is on, from a dump whose jobs and a planned
@@ -111,6 +112,14 @@ SELECT fetchq.subscribe('news', 'archive');
 SELECT fetchq.subscribe('news', 'sport', '$.section == "sport"');
 SELECT fetchq.doc_push('news', 'n1', '{"section": "sport"}');
 SELECT fetchq.doc_push('news', 'n2', '{"section": "arts"}');
+
+-- A document waiting on another (doc_send's depends_on), and a request with
+-- its reply queue (reply_to).
+SELECT fetchq.queue_create('dep_src');
+SELECT fetchq.queue_create('dep_wait');
+SELECT fetchq.doc_send('dep_src', 'first');
+SELECT fetchq.doc_send('dep_wait', 'second', depends_on => ARRAY[('dep_src', 'first')]::fetchq.doc_ref[]);
+SELECT fetchq.doc_send('dep_src', 'request', reply_to => 'dep_wait');
 
 -- A stream: two keys, a group that committed part of one key, a group that
 -- committed nothing (so retention keeps every message), a maximum age.
@@ -268,6 +277,14 @@ check "stream read starts after the committed offset on the copy" \
     "$(q "SELECT string_agg(\"offset\"::text, ',' ORDER BY \"offset\") FROM fetchq.stream_read('orders', 'billing', 'k1')")" \
     "3,4"
 check "stream commit on the copy" "$(q "SELECT fetchq.stream_commit('orders', 'billing', 'k1', 4)")" 4
+check "a waiting document is released on the copy" \
+    "$(q "SELECT count(*) FROM fetchq.doc_take('dep_src', 'first', '1 minute');
+          SELECT fetchq.doc_complete('dep_src', 'first');
+          SELECT status FROM fetchq_data.dep_wait__docs WHERE subject = 'second'" | tail -1)" 1
+check "a request is answered into its reply queue on the copy" \
+    "$(q "SELECT count(*) FROM fetchq.doc_take('dep_src', 'request', '1 minute');
+          SELECT fetchq.doc_reply('dep_src', 'request', '{\"ok\": true}');
+          SELECT payload::text FROM fetchq_data.dep_wait__docs WHERE subject = 'request'" | tail -1)" '{"ok": true}'
 
 # The copy's scheduler, once enabled, serves it.
 qdb postgres "ALTER DATABASE dr_copy RESET fetchq.enabled"

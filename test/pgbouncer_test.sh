@@ -3,7 +3,8 @@
 # a pool of one server connection per database): a temporary queue belongs to
 # the pooled server session and outlives the client that made it; with an
 # idle timeout the scheduler drops it anyway. A request/reply round trip
-# through a temporary reply queue, and the waiting pick, work through it.
+# through a temporary reply queue (doc_send with reply_to, doc_reply), and
+# the waiting pick, work through it.
 # Env: PGHOST PGPORT PGUSER (a superuser) of a server with
 # shared_preload_libraries = 'fetchq'; $1: a database with the extension.
 set -euo pipefail
@@ -61,12 +62,15 @@ check "... its session, the pooled server connection, is still alive" \
           WHERE t.name = '$kept' AND a.backend_type = 'client backend'")" 1
 
 # Request and reply, each a client of the pooler.
-bq "SELECT fetchq.doc_push('pb_requests', 'req1', jsonb_build_object('reply_to', '$reply', 'n', 20))" >/dev/null
-bq "WITH r AS (SELECT * FROM fetchq.doc_pick('pb_requests', 0, 1, '1 minute'))
-    SELECT fetchq.doc_push(r.payload ->> 'reply_to', r.subject, jsonb_build_object('answer', (r.payload ->> 'n')::int * 2)),
-           fetchq.doc_complete('pb_requests', r.subject) FROM r" >/dev/null
-check "a reply pushed into the reply queue by another client of the pool" \
-    "$(bq "SELECT payload ->> 'answer' FROM fetchq.doc_pick('$reply', 0, 1, '1 minute')")" 40
+bq "SELECT fetchq.doc_send(queue => 'pb_requests', subject => 'req1',
+                           payload => jsonb_build_object('n', 20), reply_to => '$reply')" >/dev/null
+bq "SELECT fetchq.doc_reply(queue => 'pb_requests', subject => r.subject,
+                            payload => jsonb_build_object('answer', (r.payload ->> 'n')::int * 2))
+    FROM fetchq.doc_pick('pb_requests', 0, 1, '1 minute') AS r" >/dev/null
+check "a reply (doc_reply) delivered into the reply queue by another client of the pool" \
+    "$(bq "SELECT subject || ' ' || (payload ->> 'answer') FROM fetchq.doc_pick('$reply', 0, 1, '1 minute')")" "req1 40"
+check "... and the request completed with it" \
+    "$(q "SELECT status FROM fetchq_data.pb_requests__docs WHERE subject = 'req1'")" 3
 
 # The waiting pick holds its server connection while it waits.
 psql -X -q -At -h "$dir" -p "$port" -d "$db" \

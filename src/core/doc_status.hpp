@@ -14,6 +14,8 @@
 //                       (picked session-bound by a session that ended)
 //   planned or pending ──expire──> deleted (expires_at passed)
 //   planned or pending ──take──> active (doc_take: one document by subject)
+//   planned, waiting on documents (doc_send's depends_on) ──cascade──> killed
+//                       (a document it waited on was killed)
 #pragma once
 
 #include <array>
@@ -97,12 +99,14 @@ enum class DocMove {
     kRetry,       // killed -> pending, or planned when not due yet (doc_retry)
     kPurge,       // completed or killed, older than the queue's retention -> deleted
     kTake,        // planned or pending -> active, named by its subject (doc_take)
+    kCascade,     // planned, waiting on a document that was killed -> killed
 };
 
-inline constexpr std::array<DocMove, 15> kDocMoves = {
-    DocMove::kPush,    DocMove::kPromote,    DocMove::kPick,   DocMove::kComplete, DocMove::kKill,
-    DocMove::kDrop,    DocMove::kReschedule, DocMove::kReject, DocMove::kOrphan,   DocMove::kDead,
-    DocMove::kRelease, DocMove::kExpire,     DocMove::kRetry,  DocMove::kPurge,    DocMove::kTake};
+inline constexpr std::array<DocMove, 16> kDocMoves = {
+    DocMove::kPush,   DocMove::kPromote, DocMove::kPick,       DocMove::kComplete,
+    DocMove::kKill,   DocMove::kDrop,    DocMove::kReschedule, DocMove::kReject,
+    DocMove::kOrphan, DocMove::kDead,    DocMove::kRelease,    DocMove::kExpire,
+    DocMove::kRetry,  DocMove::kPurge,   DocMove::kTake,       DocMove::kCascade};
 
 constexpr std::string_view move_name(DocMove move) {
     switch (move) {
@@ -136,6 +140,8 @@ constexpr std::string_view move_name(DocMove move) {
             return "purge";
         case DocMove::kTake:
             return "take";
+        case DocMove::kCascade:
+            return "cascade";
     }
     return {};
 }
@@ -290,6 +296,8 @@ constexpr MoveSpec make_move_spec(DocMove move) {
             return {move,
                     {{S::kPending, S::kActive, {{"pkd", 1}, {"act", 1}, {"pnd", -1}}, 0},
                      {S::kPlanned, S::kActive, {{"pkd", 1}, {"act", 1}, {"pln", -1}}, 0}}};
+        case DocMove::kCascade:
+            return {move, {{S::kPlanned, S::kKilled, {{"kll", 1}, {"pln", -1}}, 0}}};
     }
     throw Error(sqlstate::kInternalError, "unknown document move");
 }

@@ -208,6 +208,9 @@ const std::vector<Expected>& expected_moves() {
         {DocMove::kPurge, S::kKilled, kDeleted, {{"kll", -1}, {"cnt", -1}, {"rtn", 1}}, -1},
         {DocMove::kTake, S::kPending, S::kActive, {{"pkd", 1}, {"act", 1}, {"pnd", -1}}, 0},
         {DocMove::kTake, S::kPlanned, S::kActive, {{"pkd", 1}, {"act", 1}, {"pln", -1}}, 0},
+        // src/ops/documents/doc_dependencies.cpp: a waiting document whose dependency was
+        // killed is killed (no attempt, so no prc).
+        {DocMove::kCascade, S::kPlanned, S::kKilled, {{"kll", 1}, {"pln", -1}}, 0},
     };
     return expected;
 }

@@ -1,7 +1,7 @@
 // The generation of fetchq's catalog as this backend knows it: bumped by
 // every relcache invalidation of fetchq.queues, fetchq.routes,
-// fetchq.queue_grants, fetchq.streams, fetchq.stream_groups or
-// fetchq.stream_grants. Statement
+// fetchq.queue_grants, fetchq.streams, fetchq.stream_groups,
+// fetchq.stream_grants or fetchq.awaited_queues. Statement
 // triggers on these tables queue such an invalidation for any change (of
 // stream_groups: any but an insert), through a function or plain SQL;
 // PostgreSQL delivers it to every backend when the change commits, to the
@@ -9,7 +9,7 @@
 //
 // CatalogCache is a per-backend cache of what a push reads of the catalog
 // (queue settings, routes, queue grants, streams with their grants, and
-// groups): it keeps the generation its
+// groups, and whether a queue's documents are waited on): it keeps the generation its
 // entries were read at and drops them when it moved on, and keeps a value only if the generation
 // did not move while it was read (an invalidation accepted during the read may be newer than what
 // was read). Its readers read on the latest snapshot (pg/spi.hpp's spi_execute_latest), never an

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "ops/documents/dead_letters.hpp"
+#include "ops/documents/doc_dependencies.hpp"
 #include "ops/documents/doc_moves.hpp"
 #include "ops/queues/doc_status_sql.hpp"
 #include "ops/queues/queue_log.hpp"
@@ -60,6 +61,7 @@ int64_t complete(const std::string& queue, const std::string& subject, Datum pay
         },
         subject, payload, payload_null, attempts);
     count_move(queue, DocMove::kComplete, DocStatus::kCompleted, n);
+    if (n > 0) release_dependents(queue, subject);
     return n;
 }
 
@@ -91,22 +93,32 @@ int64_t kill(const std::string& queue, const std::string& subject, Datum payload
         subject, payload, payload_null, attempts);
     count_move(queue, DocMove::kKill, DocStatus::kKilled, n);
     if (n > 0 && dead_letter) send_to_dead_letters(queue, *dead_letter, dead, "killed");
+    if (n > 0) kill_dependents(queue, subject);
     return n;
 }
 
 int64_t complete_many(const std::string& queue, Datum subjects) {
+    // With documents waiting on the queue's, the statement returns the
+    // subjects it completed, for their dependents.
+    const bool awaited = queue_awaited(queue);
     SPIPlanPtr plan = queue_plan(
-        queue, "complete_many",
+        queue, awaited ? "complete_many_returning" : "complete_many",
         [&] {
             return "UPDATE " + docs_rel(queue) + " SET status = " + status_sql::completed +
                    ", attempts = 0, iterations = iterations + 1,"
                    " last_iteration = now(), next_iteration = '2970-01-01 00:00:00+00',"
                    " lock_session = NULL WHERE subject = ANY ($1::text[]) AND status = " +
-                   status_sql::active;
+                   status_sql::active + (awaited ? " RETURNING subject" : "");
         },
         {TEXTARRAYOID});
     const auto n = static_cast<int64_t>(queue_execute(queue, plan, &subjects, nullptr));
     count_move(queue, DocMove::kComplete, DocStatus::kCompleted, n);
+    if (awaited && n > 0) {
+        std::vector<std::string> done;
+        for (int64_t row = 0; row < n; ++row)
+            done.push_back(spi_text(static_cast<uint64_t>(row), 1));
+        for (const std::string& subject : done) release_dependents(queue, subject);
+    }
     return n;
 }
 
@@ -183,6 +195,7 @@ int64_t reject(const std::string& queue, const std::string& subject, const Rejec
         if (const std::optional<DeadLetter> dead_letter = dead_letter_queue(queue))
             send_to_dead_letters(queue, *dead_letter, dead, why.message);
     count_move(queue, DocMove::kReject, killed ? DocStatus::kKilled : DocStatus::kPending, n);
+    if (killed) kill_dependents(queue, subject);
     return n;
 }
 

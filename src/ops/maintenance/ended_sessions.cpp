@@ -10,6 +10,7 @@
 #include "ops/maintenance/maintenance.hpp"
 #include "ops/queues/doc_status_sql.hpp"
 #include "ops/documents/dead_letters.hpp"
+#include "ops/documents/doc_dependencies.hpp"
 #include "ops/documents/doc_moves.hpp"
 #include "ops/shared_memory/queue_activity.hpp"
 #include "ops/shared_memory/session_end.hpp"
@@ -57,6 +58,8 @@ int64_t release_session_locks(std::string_view queue, const std::vector<int64_t>
         const std::vector<KilledDoc> dead = killed_rows(rows, 1, 2);
         if (const std::optional<DeadLetter> dead_letter = dead_letter_queue(name))
             send_to_dead_letters(name, *dead_letter, dead, "session ended, no attempts left");
+        // Documents waiting on them are killed too (as their queues' owners).
+        for (const KilledDoc& d : dead) kill_dependents(name, d.subject);
     }
     return static_cast<int64_t>(n);
 }

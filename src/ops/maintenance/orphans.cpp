@@ -9,6 +9,7 @@
 #include "ops/maintenance/maintenance.hpp"
 #include "ops/queues/doc_status_sql.hpp"
 #include "ops/documents/dead_letters.hpp"
+#include "ops/documents/doc_dependencies.hpp"
 #include "ops/documents/doc_moves.hpp"
 
 namespace fetchq::ops {
@@ -69,6 +70,8 @@ int64_t mark_dead(std::string_view queue, int32_t limit) {
         const std::vector<KilledDoc> dead = killed_rows(rows, 0, 1);
         if (const std::optional<DeadLetter> dead_letter = dead_letter_queue(name))
             send_to_dead_letters(name, *dead_letter, dead, "lock expired, no attempts left");
+        // Documents waiting on them are killed too (as their queues' owners).
+        for (const KilledDoc& d : dead) kill_dependents(name, d.subject);
     }
     return n;
 }

@@ -15,7 +15,9 @@ namespace {
 // counts include documents with a lock_upgrade, which no partial index
 // covers, so the table is read anyway, and the completed and killed counts
 // come with the same pass instead of a probe each. The promotion skips
-// planned documents with a lock_upgrade, so they never become due.
+// planned documents with a lock_upgrade, so they never become due; nor does
+// a document waiting on others (next_iteration 'infinity',
+// ops/documents/doc_dependencies.hpp) by itself.
 std::string count_sql(std::string_view queue) {
     using namespace status_sql;
     return "SELECT count(*) FILTER (WHERE status = " + planned +
@@ -25,7 +27,9 @@ std::string count_sql(std::string_view queue) {
            "), count(*) FILTER (WHERE status = " + killed + "), count(*) FILTER (WHERE " + ready +
            "), COALESCE(EXTRACT(EPOCH FROM now() - min(next_iteration) FILTER (WHERE " + ready +
            ")), 0)::float8, min(next_iteration) FILTER (WHERE status = " + planned +
-           " AND lock_upgrade IS NULL), count(*) FROM " + docs_rel(queue);
+           " AND lock_upgrade IS NULL AND next_iteration < 'infinity'::timestamptz), count(*)"
+           " FROM " +
+           docs_rel(queue);
 }
 
 }  // namespace
