@@ -21,6 +21,7 @@
 #include "ops/maintenance/maintenance.hpp"
 #include "ops/maintenance/purge.hpp"
 #include "ops/queues/queue_grants.hpp"
+#include "ops/schedules/schedule_ticks.hpp"
 #include "ops/streams/stream_grants.hpp"
 #include "ops/streams/stream_retention.hpp"
 #include "ops/queues/queue_lifecycle.hpp"
@@ -480,6 +481,36 @@ void forget_dropped_queues(const std::vector<Queue>& queues) {
     failure_log().retain(listed);
 }
 
+// Periodic schedules: each due one in a transaction of its own, its ticks
+// pushed as its owner and its next tick moved (ops/schedules/schedule_ticks.hpp).
+// One that fails (its owner lost the right to push) stays due, is logged once
+// a minute and waits as a failing queue does. Returns the earliest next tick.
+constexpr int32_t kSchedulesPerRound = 100;
+TimestampTz run_schedules(TimestampTz start) {
+    std::vector<ops::DueSchedule> due;
+    TimestampTz next = DT_NOEND;
+    std::string error;
+    if (!in_spi_transaction(
+            InvalidOid, [&] { due = ops::due_schedules(start, kSchedulesPerRound, &next); },
+            &error)) {
+        log_failure(std::string(), "periodic schedules", error);
+        return next;
+    }
+    for (const ops::DueSchedule& s : due) {
+        const std::string what = "schedule \"" + s.name + "\"";
+        if (waiting(s.queue, what, start)) continue;
+        std::string failed;
+        if (!in_spi_transaction(
+                InvalidOid, [&] { ops::run_schedule(s.id, GetCurrentTimestamp()); }, &failed))
+            log_failure(s.queue, what, failed);
+        else if (!failure_log().empty())
+            log_recovery(s.queue, what);
+    }
+    // More were due than one round takes: the next round comes at once.
+    if (due.size() == static_cast<std::size_t>(kSchedulesPerRound)) next = start;
+    return next;
+}
+
 // Maintains every queue; returns when the queues need the next round.
 TimestampTz run_round() {
     const TimestampTz start = GetCurrentTimestamp();
@@ -513,6 +544,7 @@ TimestampTz run_round() {
         TimestampTz due = maintain(q, &totals, start);
         if (due < next) next = due;
     }
+    if (const TimestampTz ticks = run_schedules(start); ticks < next) next = ticks;
     const double ms = ms_since(start);
     const std::string* err = totals.failures ? &totals.error : nullptr;
     record(kTaskPromote, totals.promoted, ms, err, next);
