@@ -12,102 +12,14 @@
 set -euo pipefail
 db=$1
 source "$(dirname "$0")/lib/checks.sh"
+source "$(dirname "$0")/lib/function_calls.sh"
 
-# The objects the sample values name.
-psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL'
-DO $$ BEGIN
-    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'na_role') THEN
-        CREATE ROLE na_role;
-    END IF;
-END $$;
-SELECT fetchq.queue_create('na_q');
-SELECT fetchq.queue_create('na_dlq');
-SELECT fetchq.topic_create('na_topic');
-SELECT fetchq.stream_create('na_stream');
-SELECT fetchq.doc_push('na_q', 'na_s', 0, 0, now() - interval '1 minute', '{}');
-SQL
-
-# A valid value of each argument, by argument name first, then by type
-# (arguments of functions that another branch adds are here too: doc_send,
-# doc_reply). A name that means different things in different functions is
-# keyed by function and argument name.
-sample_values=$(
-    cat <<'EOF'
-queue	varchar	'na_q'
-subject	varchar	'na_s'
-subjects	varchar[]	ARRAY['na_s']
-payload	jsonb	'{}'
-payloads	jsonb[]	ARRAY['{}'::jsonb]
-version	int4	0
-priority	int4	0
-next_iteration	timestamptz	now()
-expires_at	timestamptz	now() + interval '1 hour'
-depends_on	jsonb	'[]'
-depends_on	text[]	'{}'
-depends_on	varchar[]	'{}'
-reply_to	varchar	'na_dlq'
-attempts	int4	1
-limit	int4	1
-offset	int4	0
-offset	int8	0
-duration	varchar	'5 minutes'
-lock_duration	varchar	'5 minutes'
-lock	interval	'5 minutes'
-wait	interval	'0 seconds'
-delay	interval	'1 second'
-delay	varchar	'1 second'
-message	varchar	'm'
-details	jsonb	'{}'
-ref_id	varchar	'r'
-data	varchar	'(''na_t'', 0, ''{}'')'
-metric	varchar	'cnt'
-value	int4	1
-whitelist	jsonb	'["cnt"]'
-config	jsonb	'{}'
-retention	varchar	'1 day'
-retention	timestamptz	now() - interval '1 day'
-role	name	'na_role'
-role	regrole	'na_role'
-privileges	text	'push'
-privileges	text[]	ARRAY['push']
-privilege	text	'push'
-ttl	varchar	'1 day'
-max_attempts	int4	3
-completed	interval	'1 day'
-killed	interval	'1 day'
-dead_letter_queue	varchar	'na_dlq'
-factor	float8	2
-max_delay	interval	'1 minute'
-jitter	float8	0
-empty	bool	false
-nowait	bool	false
-session_bound	bool	false
-waits_before	bool	false
-id	int4	1
-topic	varchar	'na_topic'
-source	varchar	'na_topic'
-destination	varchar	'na_q'
-selector	text	'$.a == 1'
-idle_timeout	interval	'1 hour'
-subject_pattern	text	'na_%'
-order	varchar	'DESC'
-stream	varchar	'na_stream'
-group_name	varchar	'na_group'
-key	text	'k'
-body	jsonb	'{}'
-max_keys	int4	1
-lease	interval	'30 seconds'
-max_age	interval	'1 day'
-table_name	varchar	'fetchq_data.na_q__metrics'
-field_name	varchar	'created_at'
-retain	varchar	'hour'
-interval_start	timestamptz	now() - interval '30 days'
-interval_end	timestamptz	now()
-stream_create.name	varchar	'na_stream2'
-stream_drop.name	varchar	'na_stream'
-topic_create.name	varchar	'na_topic2'
-EOF
-)
+cleanup() {
+    q "DROP TABLE IF EXISTS public.na_allowed, public.fc_outcomes, public.fc_pending" >/dev/null 2>&1 || true
+    fc_teardown
+}
+trap cleanup EXIT
+fc_setup
 
 # The arguments where NULL has a documented meaning (docs/api.md), with what
 # the call does then: "ok" (it runs), "null" (it returns NULL) or a SQLSTATE.
@@ -168,139 +80,61 @@ stream_set_max_age(varchar,interval)|max_age|ok|NULL turns the maximum age off
 EOF
 )
 
-# The table of sample values, the allow-list and the outcome of every call.
 psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<SQL
-CREATE TABLE public.na_samples (arg text, typ regtype, val text);
 CREATE TABLE public.na_allowed (fn text, arg text, expected text, reason text);
-CREATE TABLE public.na_outcomes (fn text, arg text, outcome text);
-CREATE TABLE public.na_calls (fn text, arg text, sql text);
+CREATE TABLE public.fc_outcomes (fn text, arg text, outcome text, context text);
+CREATE TABLE public.fc_pending (fn text, arg text, sql text);
 SQL
-printf '%s\n' "$sample_values" |
-    psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "COPY public.na_samples FROM STDIN WITH (FORMAT text)"
 printf '%s\n' "$allowed" | tr '|' '\t' |
     psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "COPY public.na_allowed FROM STDIN WITH (FORMAT text)"
 
+# Each function with NULL in each argument (but those whose default is NULL,
+# where NULL means "not given"), in a subtransaction rolled back after it.
 psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL'
 DO $test$
 DECLARE
     f record;
-    i int;
-    k int;
-    args text[];
-    arg_names text[];
-    arg_types oid[];
-    modes "char"[];
-    positions int[];
+    a record;
     sql text;
     res text;
     outcome text;
     st text;
     msg text;
-    v text;
-    short_name text;
 BEGIN
     FOR f IN
-        SELECT p.oid, p.proname, p.prokind, p.pronargs, p.proargnames, p.proargmodes,
-               p.proallargtypes, p.proargtypes,
-               p.proname || '(' || array_to_string(ARRAY(
-                   SELECT CASE WHEN ty.typcategory = 'A' THEN el.typname || '[]'
-                               ELSE ty.typname END
-                     FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY AS a(t, n)
-                     JOIN pg_type ty ON ty.oid = a.t
-                     LEFT JOIN pg_type el ON el.oid = ty.typelem
-                    ORDER BY a.n), ',') || ')' AS sig
+        SELECT p.oid, p.prokind, public.fc_sig(p.oid) AS sig
           FROM pg_proc p
          WHERE p.pronamespace = 'fetchq'::regnamespace AND p.pronargs > 0
-           AND p.prokind IN ('f', 'p')
-           AND p.prorettype <> 'trigger'::regtype
-         ORDER BY 1
+           AND p.prokind IN ('f', 'p') AND p.prorettype <> 'trigger'::regtype
+         ORDER BY 3
     LOOP
-        -- Every argument of the call: IN ones from proargtypes, and for a
-        -- procedure also the OUT ones (CALL takes a placeholder for them).
-        arg_names := '{}';
-        arg_types := '{}';
-        modes := '{}';
-        positions := '{}';
-        IF f.proallargtypes IS NULL THEN
-            FOR k IN 1 .. f.pronargs LOOP
-                arg_names := arg_names || f.proargnames[k];
-                arg_types := arg_types || f.proargtypes[k - 1];
-                modes := modes || 'i'::"char";
-                positions := positions || k;
-            END LOOP;
-        ELSE
-            FOR k IN 1 .. array_length(f.proallargtypes, 1) LOOP
-                CONTINUE WHEN f.proargmodes[k] IN ('t')
-                    OR (f.proargmodes[k] = 'o' AND f.prokind <> 'p');
-                arg_names := arg_names || f.proargnames[k];
-                arg_types := arg_types || f.proallargtypes[k];
-                modes := modes || f.proargmodes[k];
-                positions := positions || k;
-            END LOOP;
-        END IF;
-        FOR i IN 1 .. array_length(arg_names, 1) LOOP
-            CONTINUE WHEN modes[i] = 'o';
-            -- An argument whose default is NULL: NULL means "not given".
-            CONTINUE WHEN pg_get_function_arg_default(f.oid, positions[i]) ~* '^NULL\M';
-            args := '{}';
-            FOR k IN 1 .. array_length(arg_names, 1) LOOP
-                IF k = i OR modes[k] = 'o' THEN
-                    args := args || format('NULL::%s', format_type(arg_types[k], NULL));
-                    CONTINUE;
-                END IF;
-                SELECT s.val INTO v FROM public.na_samples s
-                 WHERE (s.arg = f.proname || '.' || arg_names[k] OR s.arg = arg_names[k])
-                   AND s.typ = arg_types[k]
-                 ORDER BY s.arg = arg_names[k]
-                 LIMIT 1;
-                IF v IS NULL THEN
-                    RAISE EXCEPTION 'no sample value for argument % (%) of %', arg_names[k],
-                        format_type(arg_types[k], NULL), f.sig;
-                END IF;
-                args := args || format('(%s)::%s', v, format_type(arg_types[k], NULL));
-            END LOOP;
+        FOR a IN SELECT * FROM public.fc_args(f.oid) WHERE mode <> 'o' AND NOT null_default LOOP
+            sql := public.fc_call(f.oid, a.i, 'NULL');
+            -- A procedure (doc_pick_wait) runs only in a top-level CALL.
             IF f.prokind = 'p' THEN
-                sql := format('CALL fetchq.%I(%s)', f.proname, array_to_string(args, ', '));
-            ELSE
-                sql := format('SELECT CASE WHEN x IS NULL THEN NULL ELSE x::text END'
-                              ' FROM fetchq.%I(%s) AS x LIMIT 1',
-                              f.proname, array_to_string(args, ', '));
-            END IF;
-            -- A procedure (doc_pick_wait) waits only when called by a
-            -- top-level CALL: run by psql below.
-            IF f.prokind = 'p' THEN
-                INSERT INTO public.na_calls VALUES (f.sig, arg_names[i], sql);
+                INSERT INTO public.fc_pending VALUES (f.sig, a.name, sql);
                 CONTINUE;
             END IF;
             BEGIN
                 EXECUTE sql INTO res;
                 outcome := CASE WHEN res IS NULL THEN 'null' ELSE 'ok' END;
-                -- Undo what the call did.
-                RAISE EXCEPTION USING ERRCODE = 'NA999';
+                RAISE EXCEPTION USING ERRCODE = 'NA999';  -- undoes the call
             EXCEPTION
                 WHEN SQLSTATE 'NA999' THEN NULL;
                 WHEN OTHERS THEN
                     GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
                     outcome := st || ' ' || msg;
             END;
-            INSERT INTO public.na_outcomes VALUES (f.sig, arg_names[i], outcome);
+            INSERT INTO public.fc_outcomes VALUES (f.sig, a.name, outcome);
         END LOOP;
     END LOOP;
 END
 $test$;
 SQL
+fc_run_top_level ""
 
-# The procedures' calls, each a top-level CALL of its own.
-while IFS=$'\t' read -r fn arg sql; do
-    out=$(psql -X -q -At -v VERBOSITY=verbose -d "$db" -c "$sql" 2>&1) && outcome=ok ||
-        outcome=$(sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\): /\1 /p' <<<"$out" | head -1)
-    outcome=${outcome:-$out}
-    psql -X -q -v ON_ERROR_STOP=1 -d "$db" -v fn="$fn" -v arg="$arg" -v outcome="$outcome" \
-        >/dev/null <<<"INSERT INTO public.na_outcomes VALUES (:'fn', :'arg', :'outcome')"
-done < <(psql -X -q -At -F $'\t' -d "$db" -c "SELECT fn, arg, sql FROM public.na_calls")
-
-total=$(q "SELECT count(*) FROM public.na_outcomes")
-functions=$(q "SELECT count(DISTINCT fn) FROM public.na_outcomes")
+total=$(q "SELECT count(*) FROM public.fc_outcomes")
+functions=$(q "SELECT count(DISTINCT fn) FROM public.fc_outcomes")
 check_has "the test called $functions functions with NULL in each argument ($total calls)" \
     "$functions" '^[1-9][0-9]+$'
 
@@ -309,14 +143,14 @@ report=$(q "
 SELECT o.fn || ' ' || o.arg || ': ' ||
        CASE WHEN a.expected IS NULL
             THEN CASE WHEN o.outcome = '22004 argument ' || o.arg || ' must not be null'
-                      THEN 'ok' ELSE 'FAIL wanted 22004, got ' || o.outcome END
+                      THEN 'ok' ELSE 'wanted 22004, got ' || o.outcome END
             WHEN a.expected IN ('ok', 'null')
             THEN CASE WHEN o.outcome = a.expected THEN 'ok'
-                      ELSE 'FAIL wanted ' || a.expected || ' (' || a.reason || '), got ' || o.outcome END
+                      ELSE 'wanted ' || a.expected || ' (' || a.reason || '), got ' || o.outcome END
             ELSE CASE WHEN o.outcome LIKE a.expected || ' %' THEN 'ok'
-                      ELSE 'FAIL wanted ' || a.expected || ' (' || a.reason || '), got ' || o.outcome END
+                      ELSE 'wanted ' || a.expected || ' (' || a.reason || '), got ' || o.outcome END
        END
-  FROM public.na_outcomes o
+  FROM public.fc_outcomes o
   LEFT JOIN public.na_allowed a ON a.fn = o.fn AND a.arg = o.arg
  ORDER BY 1")
 while IFS= read -r line; do
@@ -326,15 +160,10 @@ while IFS= read -r line; do
     esac
 done <<<"$report"
 
-# Every entry of the allow-list names a function and argument that exist.
+# Every entry of the allow-list names a function's argument that was called.
 stale=$(q "SELECT string_agg(a.fn || ' ' || a.arg, ', ') FROM public.na_allowed a
-            WHERE NOT EXISTS (SELECT FROM public.na_outcomes o WHERE o.fn = a.fn AND o.arg = a.arg)")
+            WHERE NOT EXISTS (SELECT FROM public.fc_outcomes o WHERE o.fn = a.fn AND o.arg = a.arg)")
 check "every allow-list entry names a function's argument" "$stale" ""
-
-q "DROP TABLE public.na_samples, public.na_allowed, public.na_outcomes, public.na_calls" >/dev/null
-q "DROP OWNED BY na_role" >/dev/null
-q "SELECT fetchq.queue_drop('na_q'), fetchq.queue_drop('na_dlq')" >/dev/null || true
-psql -X -q -d postgres -c "DROP ROLE IF EXISTS na_role" >/dev/null 2>&1 || true
 
 echo "failures: $failures"
 [ "$failures" -eq 0 ]
