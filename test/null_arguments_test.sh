@@ -82,7 +82,8 @@ EOF
 
 psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<SQL
 CREATE TABLE public.na_allowed (fn text, arg text, expected text, reason text);
-CREATE TABLE public.fc_outcomes (fn text, arg text, outcome text, context text);
+CREATE TABLE public.fc_outcomes (fn text, arg text, outcome text, context text,
+    detail text, hint text);
 CREATE TABLE public.fc_pending (fn text, arg text, sql text);
 SQL
 printf '%s\n' "$allowed" | tr '|' '\t' |

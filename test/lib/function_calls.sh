@@ -180,19 +180,21 @@ SQL
 
 # fc_run_top_level ROLE: runs each CALL of public.fc_pending(fn, arg, sql)
 # (procedures, which need a top-level CALL) as ROLE (empty: the test's user)
-# and records its outcome ("ok", or "SQLSTATE message") and its CONTEXT in
-# public.fc_outcomes(fn, arg, outcome, context).
+# and records its outcome ("ok", or "SQLSTATE message"), CONTEXT, DETAIL and
+# HINT in public.fc_outcomes(fn, arg, outcome, context, detail, hint).
 fc_run_top_level() {
-    local role=$1 fn arg sql out outcome context
+    local role=$1 fn arg sql out outcome
     while IFS=$'\t' read -r fn arg sql; do
         out=$(PGOPTIONS="${role:+-c role=$role}" psql -X -q -At -v VERBOSITY=verbose \
             -v SHOW_CONTEXT=always -d "$db" -c "$sql" 2>&1) && outcome=ok ||
             outcome=$(sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\): /\1 /p' <<<"$out" | head -1)
         outcome=${outcome:-$out}
-        context=$(sed -n 's/^CONTEXT:  //p' <<<"$out")
         psql -X -q -v ON_ERROR_STOP=1 -d "$db" -v fn="$fn" -v arg="$arg" -v outcome="$outcome" \
-            -v context="$context" >/dev/null \
-            <<<"INSERT INTO public.fc_outcomes VALUES (:'fn', :'arg', :'outcome', NULLIF(:'context', ''))"
+            -v context="$(sed -n 's/^CONTEXT:  //p' <<<"$out")" \
+            -v detail="$(sed -n 's/^DETAIL:  //p' <<<"$out")" \
+            -v hint="$(sed -n 's/^HINT:  //p' <<<"$out")" >/dev/null \
+            <<<"INSERT INTO public.fc_outcomes VALUES (:'fn', :'arg', :'outcome',
+                NULLIF(:'context', ''), NULLIF(:'detail', ''), NULLIF(:'hint', ''))"
     done < <(psql -X -q -At -F $'\t' -d "$db" -c "SELECT fn, arg, sql FROM public.fc_pending")
     q "DELETE FROM public.fc_pending" >/dev/null
 }
