@@ -17,9 +17,11 @@
 # fc_stream, role fc_role and a pending document fc_s in fc_q.
 # fc_teardown drops them.
 
-# Arguments of functions that another branch adds are here too (doc_send,
+# Arguments of functions that other branches add are here too (doc_send,
 # doc_reply: queue, subject, payload, version, priority, next_iteration,
-# expires_at, depends_on, reply_to).
+# expires_at, depends_on, reply_to, if_finished; doc_cancel: reason). A
+# function with an argument that has no sample here fails the tests with
+# "no sample value for argument ...": add one.
 fc_sample_values=$(
     cat <<'EOF'
 queue	varchar	'fc_q'
@@ -34,6 +36,11 @@ expires_at	timestamptz	now() + interval '1 hour'
 depends_on	jsonb	'[]'
 depends_on	text[]	'{}'
 depends_on	varchar[]	'{}'
+depends_on	jsonb[]	'{}'
+if_finished	text	'skip'
+if_finished	varchar	'skip'
+reason	text	'r'
+reason	varchar	'r'
 reply_to	varchar	'fc_dlq'
 attempts	int4	1
 limit	int4	1
