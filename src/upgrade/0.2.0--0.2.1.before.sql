@@ -11,3 +11,7 @@ ALTER TABLE fetchq.stream_keys DROP CONSTRAINT stream_keys_stream_id_fkey;
 -- that role's rights. Rows set under 0.2.0 get NULL, which stands for the
 -- queue's owner.
 ALTER TABLE fetchq.queues ADD COLUMN dead_letter_set_by REGROLE;
+
+-- worker_status() gets the columns last_error_at and recovered_at at the end:
+-- its result columns change, which CREATE OR REPLACE cannot do.
+DROP FUNCTION fetchq.worker_status();
