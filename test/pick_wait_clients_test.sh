@@ -38,18 +38,8 @@ example() {
 }
 
 # The node-postgres of the Fetchq 4 client's lockfile (test/node_client).
-modules=$root/build/node_client/node_modules
-if [ ! -f "$modules/pg/package.json" ]; then
-    echo "installing test/node_client (npm ci) into build/node_client for its pg module"
-    rm -rf "$root/build/node_client"
-    mkdir -p "$root/build/node_client"
-    cp test/node_client/package.json test/node_client/package-lock.json "$root/build/node_client/"
-    (cd "$root/build/node_client" && timeout -k 5 300 npm ci --ignore-scripts --no-audit --no-fund \
-        --loglevel=error --cache "$root/build/npm-cache") ||
-        { fail "npm ci of test/node_client did not succeed"; exit 1; }
-    cat test/node_client/package.json test/node_client/package-lock.json | sha256sum |
-        cut -d' ' -f1 >"$root/build/node_client/.installed"
-fi
+source test/lib/node_modules.sh
+modules=$(node_modules "$root") || { fail "no node-postgres to run the Node example with"; exit 1; }
 python=""
 for p in python3 /usr/bin/python3; do
     if "$p" -c 'import psycopg' 2>/dev/null; then python=$p; break; fi
