@@ -77,6 +77,7 @@ queue_has_privilege(varchar,text,regrole)|privilege|null|as PostgreSQL's has_tab
 queue_is_own(varchar)|queue|null|the row security test of fetchq.queues and fetchq.jobs: NULL in, NULL (not own) out
 stream_append(varchar,text,jsonb)|payload|ok|a message's payload may be NULL
 stream_set_max_age(varchar,interval)|max_age|ok|NULL turns the maximum age off
+stream_set_group_max_idle(varchar,interval)|max_idle|ok|NULL: groups never expire
 EOF
 )
 

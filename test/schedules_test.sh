@@ -116,7 +116,7 @@ CREATE TRIGGER sq_app_note AFTER INSERT ON fetchq_data.sq_app__docs
 SQL
 check "a role without push on the queue cannot schedule into it" \
     "$(as_role sc_other "SELECT fetchq.schedule_create('s_other', 'sq_app', '1 second', 'o')")" \
-    '42501 permission denied to schedule pushes into queue "sq_app"'
+    '42501 permission denied for queue "sq_app"'
 check "sc_app grants push to sc_other" \
     "$(as_role sc_app "SELECT fetchq.queue_grant('sq_app', 'sc_other', 'push')")" "{push}"
 check "with push (a queue grant) it can" \

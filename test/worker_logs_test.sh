@@ -141,6 +141,46 @@ qdb postgres "DROP DATABASE \"$two\"" >/dev/null
 wait_for_log "DROP DATABASE: the scheduler says it stops, and why" 10 "$db_mark" \
     "LOG:  fetchq scheduler for database \"$two\" will stop because of DROP DATABASE"
 
+# --- queues dropped while the scheduler works on them: nothing to report ------
+# The scheduler lists the queues when a round starts, then maintains them in
+# name order. aa_slow's trigger holds the round (until the test says go)
+# while wl_gone_NN, listed after it with documents due meanwhile, are
+# dropped: reaching them, the scheduler finds them gone and says nothing.
+psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL'
+CREATE TABLE public.wl_go (go boolean);
+CREATE FUNCTION public.wl_hold() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    FOR i IN 1..400 LOOP
+        EXIT WHEN EXISTS (SELECT 1 FROM public.wl_go);
+        PERFORM pg_sleep(0.05);
+    END LOOP;
+    RETURN NULL;
+END $$;
+SELECT fetchq.queue_create('wl_gone_' || i) FROM generate_series(10, 29) i;
+SELECT fetchq.doc_push('wl_gone_' || i, 'due', 0, 0, now() + interval '3 seconds', '{}')
+FROM generate_series(10, 29) i;
+SELECT fetchq.queue_create('aa_slow');
+CREATE TRIGGER wl_hold AFTER UPDATE ON fetchq_data.aa_slow__docs
+    FOR EACH STATEMENT EXECUTE FUNCTION public.wl_hold();
+SELECT fetchq.doc_push('aa_slow', 'due', 0, 0, now() + interval '1 second', '{}');
+SQL
+wait_for "the scheduler is held in aa_slow's maintenance" 30 \
+    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'fetchq scheduler'
+       AND datname = current_database() AND wait_event = 'PgSleep'" 1
+wait_for "the documents of the queues listed after it are due" 30 \
+    "SELECT max(next_iteration) <= now() FROM fetchq_data.wl_gone_29__docs" t
+gone_mark=$(mark)
+q "SELECT count(*) FROM (SELECT fetchq.queue_drop('wl_gone_' || i) FROM generate_series(10, 29) i) d" >/dev/null
+released=$(q "SELECT now()")
+q "INSERT INTO public.wl_go VALUES (true)" >/dev/null
+wait_for "the scheduler finished that round" 30 \
+    "SELECT bool_or(last_run > '$released') FROM fetchq.worker_status()
+     WHERE datname = current_database() AND task = 'promote'" t
+check "aa_slow's document was promoted after the hold" \
+    "$(q "SELECT status FROM fetchq_data.aa_slow__docs")" 1
+check "the queues dropped meanwhile: no failure logged" "$(count "$gone_mark" 'wl_gone_')" 0
+q "SELECT fetchq.queue_drop('aa_slow'); DROP TABLE public.wl_go; DROP FUNCTION public.wl_hold()" >/dev/null
+
 q "SELECT was_dropped FROM fetchq.queue_drop('wl')" >/dev/null
 echo "worker logs test: $failures failure(s)"
 [ "$failures" = 0 ]

@@ -252,6 +252,16 @@ std::string maintenance_of(const std::string& queue) {
     return "maintenance of queue \"" + queue + "\"";
 }
 
+// Whether the queue was dropped (its tables are gone, on the latest state).
+bool queue_dropped(const std::string& queue) {
+    bool gone = false;
+    std::string error;
+    return in_spi_transaction(
+               InvalidOid, [&] { gone = !OidIsValid(ops::queue_owner_or_invalid(queue)); },
+               &error) &&
+           gone;
+}
+
 // Maintains one queue in batches; returns its next due moment.
 TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
     if (const TimestampTz retry = failure_log().retry_at(q.name, maintenance_of(q.name));
@@ -305,6 +315,9 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
             &error);
         if (!ok) {
             forget_due_of(q.name);
+            // Dropped while we worked on it (queue_drop, a temporary queue's
+            // end): nothing failed, and nothing is left to maintain.
+            if (queue_dropped(q.name)) return DT_NOEND;
             totals->failures++;
             totals->errors[step]++;
             totals->error[step] = "queue " + q.name + ": " + error;

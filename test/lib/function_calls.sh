@@ -103,6 +103,17 @@ interval_end	timestamptz	now()
 stream_create.name	varchar	'fc_stream2'
 stream_drop.name	varchar	'fc_stream'
 topic_create.name	varchar	'fc_topic2'
+depends_on	fetchq.doc_ref[]	'{}'
+subject	text	'fc-{tick}'
+every	text	'1 hour'
+catch_up	text	'none'
+timezone	text	'UTC'
+expires_after	interval	'1 hour'
+max_idle	interval	'1 hour'
+schedule_create.name	varchar	'fc_sched'
+schedule_drop.name	varchar	'fc_sched'
+schedule_pause.name	varchar	'fc_sched'
+schedule_resume.name	varchar	'fc_sched'
 EOF
 )
 

@@ -123,6 +123,10 @@ QueueScope enter_queue(const std::string& queue, core::QueuePrivilege privilege)
     return scope;
 }
 
+void require_queue_privilege(const std::string& queue, core::QueuePrivilege privilege) {
+    (void)queue_access(queue, privilege);
+}
+
 void leave_queue(const QueueScope& scope) {
     if (scope.switched) leave_user(scope.saved);
 }

@@ -56,6 +56,9 @@ struct QueueScope {
     pg::UserContext saved{};
 };
 QueueScope enter_queue(const std::string& queue, core::QueuePrivilege privilege);
+// enter_queue's checks alone: 42704 for a missing queue, 42501 unless the
+// current user holds `privilege` on it.
+void require_queue_privilege(const std::string& queue, core::QueuePrivilege privilege);
 void leave_queue(const QueueScope& scope);
 
 // The same around f.

@@ -46,17 +46,6 @@ void check_subject(const ScheduleSpec& spec, TimestampTz tick) {
                       "Use a shorter subject: the tick takes 20 bytes.");
 }
 
-void require_push(const std::string& queue) {
-    if (!OidIsValid(queue_owner_or_invalid(queue))) throw_queue_missing(queue);
-    const Oid me = pg_call([] { return GetUserId(); });
-    if (queue_privilege_held(queue, core::QueuePrivilege::kPush, me)) return;
-    throw core::Error(core::sqlstate::kInsufficientPrivilege,
-                      "permission denied to schedule pushes into queue \"" + queue + "\"",
-                      "A schedule pushes with the rights of the role that creates it, which needs "
-                      "the push privilege on the queue.",
-                      {});
-}
-
 struct ScheduleRow {
     int32_t id = 0;
     std::string queue;
@@ -124,7 +113,8 @@ std::string tick_subject(const std::string& subject, TimestampTz tick) {
 TimestampTz create_schedule(const ScheduleSpec& spec) {
     check_catch_up(spec.catch_up);
     const Every every = parse_every(spec.every, spec.timezone);
-    require_push(spec.queue);
+    // A schedule pushes with its creator's rights.
+    require_queue_privilege(spec.queue, core::QueuePrivilege::kPush);
     const TimestampTz now = pg_call([] { return GetCurrentTransactionStartTimestamp(); });
     const TimestampTz first = first_tick(every, now);
     check_subject(spec, first);

@@ -16,13 +16,13 @@ AS 'MODULE_PATHNAME', 'fetchq_schedule_create' LANGUAGE C VOLATILE;
 
 -- Its owner, the queue's owner, or a superuser.
 CREATE FUNCTION fetchq.schedule_drop(name VARCHAR) RETURNS BOOLEAN
-AS 'MODULE_PATHNAME', 'fetchq_schedule_drop' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_schedule_drop' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.schedule_pause(name VARCHAR) RETURNS BOOLEAN
-AS 'MODULE_PATHNAME', 'fetchq_schedule_pause' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_schedule_pause' LANGUAGE C VOLATILE;
 -- Returns the next tick: the first after now (the ticks of the pause are
 -- skipped).
 CREATE FUNCTION fetchq.schedule_resume(name VARCHAR) RETURNS TIMESTAMP WITH TIME ZONE
-AS 'MODULE_PATHNAME', 'fetchq_schedule_resume' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_schedule_resume' LANGUAGE C VOLATILE;
 
 -- The schedules of the queues the caller may read, and its own.
 CREATE VIEW fetchq.schedules WITH (security_barrier) AS

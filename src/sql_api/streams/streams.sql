@@ -53,7 +53,7 @@ AS 'MODULE_PATHNAME', 'fetchq_stream_group_create' LANGUAGE C VOLATILE;
 -- or the role that registered it). True.
 CREATE FUNCTION fetchq.stream_group_drop(stream VARCHAR, group_name VARCHAR)
 RETURNS BOOLEAN
-AS 'MODULE_PATHNAME', 'fetchq_stream_group_drop' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_group_drop' LANGUAGE C VOLATILE;
 
 -- The scheduler drops a group that committed nothing and held no lease for
 -- max_idle (NULL, the default: never).
