@@ -110,6 +110,28 @@ check "it stays completed, with the new payload" "$(q "SELECT status, payload::t
 check "requeue runs it: 1" "$(q "SELECT fetchq.doc_send('rq', 'up', '{\"v\": 3}', if_finished => 'requeue')")" 1
 check "counters agree" "$(agree rq)" agree
 
+echo "--- privileges: a requeue changes a document, as doc_upsert: pick besides push"
+q "CREATE ROLE rq_pusher LOGIN; CREATE ROLE rq_worker LOGIN;
+   GRANT USAGE ON SCHEMA fetchq TO rq_pusher, rq_worker;
+   SELECT fetchq.queue_grant('rq', 'rq_pusher', 'push');
+   SELECT fetchq.queue_grant('rq', 'rq_worker', 'push, pick');
+   SELECT fetchq.doc_push('rq', 'g1', '{\"v\": 1}');
+   SELECT count(*) FROM fetchq.doc_take('rq', 'g1', '1m');
+   SELECT fetchq.doc_complete('rq', 'g1')" >/dev/null
+as() { psql -X -q -At -U "$1" -d "$db" -c '\set VERBOSITY verbose' -c "$2" 2>&1 || true; }
+check_has "push alone may not requeue a finished document (42501)" \
+    "$(as rq_pusher "SELECT fetchq.doc_send('rq', 'g1', '{\"v\": 666}', if_finished => 'requeue')")" \
+    '42501: permission denied to change document "g1" of queue "rq"'
+check "it stays completed, its payload unchanged" "$(row rq g1)" '3|0|0|0|{"v": 1}'
+check "push alone still sends a new subject with 'requeue'" \
+    "$(as rq_pusher "SELECT fetchq.doc_send('rq', 'g2', if_finished => 'requeue')")" 1
+check "push and pick may requeue" \
+    "$(as rq_worker "SELECT fetchq.doc_send('rq', 'g1', '{\"v\": 2}', if_finished => 'requeue')")" 1
+check "pending again" "$(row rq g1)" '1|0|0|0|{"v": 2}'
+check "counters agree" "$(agree rq)" agree
+q "REVOKE USAGE ON SCHEMA fetchq FROM rq_pusher, rq_worker" >/dev/null
+
 q "SELECT fetchq.queue_drop('rq'); SELECT fetchq.queue_drop('rq_t')" >/dev/null
+q "DROP ROLE rq_pusher; DROP ROLE rq_worker" >/dev/null
 echo "doc_requeue test: $failures failure(s)"
 [ "$failures" = 0 ]

@@ -68,9 +68,10 @@ std::optional<TimestampTz> expiry_of(const std::string& queue, const Expiry& exp
     return at;
 }
 
-// doc_upsert's change of an existing document: pick on a queue with grants,
-// UPDATE on its documents on one without, held by `caller`.
-void require_upsert_change(const std::string& queue, const std::string& subject, Oid caller) {
+}  // namespace
+
+void require_change(const std::string& queue, const std::string& subject, Oid caller,
+                    const std::string& function) {
     if (queue_privilege_held(queue, core::QueuePrivilege::kPick, caller)) return;
     const char* name = pg_call([&] { return GetUserNameFromId(caller, true); });
     const std::string who = name ? name : "?";
@@ -79,19 +80,21 @@ void require_upsert_change(const std::string& queue, const std::string& subject,
     if (queue_has_grants(queue))
         throw core::Error(
             core::sqlstate::kInsufficientPrivilege, what,
-            "doc_upsert changes an existing document only with the pick privilege, which role \"" +
+            function + " changes an existing document only with the pick privilege, which role \"" +
                 who + "\" lacks on queue \"" + queue + "\"; with push alone it adds new subjects.",
             "The queue's owner, or a role with manage on it, may grant it: SELECT "
             "fetchq.queue_grant('" +
                 queue + "', '" + who + "', 'pick');");
     const std::string table = "fetchq_data." + core::docs_table(queue);
     throw core::Error(core::sqlstate::kInsufficientPrivilege, what,
-                      "doc_upsert changes an existing document only with UPDATE on table " + table +
-                          ", which role \"" + who +
+                      function + " changes an existing document only with UPDATE on table " +
+                          table + ", which role \"" + who +
                           "\" lacks; with INSERT alone it adds new subjects.",
                       "The table's owner may grant it: GRANT UPDATE ON fetchq_data." +
                           quote_ident(core::docs_table(queue)) + " TO " + quote_ident(who) + ";");
 }
+
+namespace {
 
 // A topic keeps nothing, so no insert checks the pusher's right to push into
 // it: checked here.
@@ -318,7 +321,7 @@ Upserted upsert_one(const std::string& queue, const std::string& subject, int32_
     out.queued = push_one(queue, subject, version, priority, next_iteration, payload, payload_null);
     // A topic keeps no document to change.
     if (out.queued > 0 || routes_from(queue)->is_topic) return out;
-    require_upsert_change(queue, subject, caller);
+    require_change(queue, subject, caller, "doc_upsert");
     out.updated =
         update_not_active(queue, subject, priority, payload, payload_null, next_iteration);
     return out;

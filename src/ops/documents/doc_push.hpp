@@ -40,6 +40,13 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
 // it again, as an arrival. Returns 1, or 0 when the subject is missing, not
 // finished, or has a lock_upgrade (Fetchq 4's: never re-queued). Not for a
 // topic (it keeps nothing).
+// A change of an existing document by `function` (doc_upsert, doc_send's
+// requeue) needs more than push, as PostgreSQL's INSERT ... ON CONFLICT DO
+// UPDATE needs UPDATE besides INSERT: `caller` must hold pick on a queue with
+// grants, UPDATE on its documents table on a queue without; 42501 otherwise.
+void require_change(const std::string& queue, const std::string& subject, Oid caller,
+                    const std::string& function);
+
 // 0A000 for a topic: it keeps no document to requeue.
 void check_requeue_target(const std::string& queue);
 int64_t requeue_finished(const std::string& queue, const std::string& subject, int32_t version,
