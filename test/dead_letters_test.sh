@@ -86,6 +86,24 @@ q "SELECT fetchq.doc_push('dq', 'old', '{}');
 q "SELECT count(*) FROM fetchq.doc_take('dq', 'old', '1m'); SELECT fetchq.doc_kill('dq', 'old')" >/dev/null
 check "deaths 2" "$(q "SELECT payload ->> 'deaths' FROM fetchq_data.dq_dead__docs WHERE subject = 'old'")" 2
 
+echo "--- only a copy of the same queue's document is replaced"
+q "SELECT fetchq.queue_create('dq_other'); SELECT fetchq.queue_set_dead_letter('dq_other', 'dq_dead');
+   SELECT fetchq.doc_push('dq_dead', 'mine', '{\"owner\": \"someone else\"}');
+   SELECT count(*) FROM fetchq.doc_take('dq_dead', 'mine', '1m');
+   SELECT fetchq.doc_complete('dq_dead', 'mine')" >/dev/null
+q "SELECT fetchq.doc_push('dq', 'mine', '{}');
+   SELECT count(*) FROM fetchq.doc_take('dq', 'mine', '1m'); SELECT fetchq.doc_kill('dq', 'mine')" >/dev/null
+check "a document of the same subject that is no copy stays as it was" \
+    "$(q "SELECT status, payload::text FROM fetchq_data.dq_dead__docs WHERE subject = 'mine'")" \
+    '3|{"owner": "someone else"}'
+q "SELECT fetchq.doc_push('dq_other', 'd1', '{\"other\": true}');
+   SELECT count(*) FROM fetchq.doc_take('dq_other', 'd1', '1m'); SELECT fetchq.doc_kill('dq_other', 'd1')" >/dev/null
+check "another queue's death leaves dq's copy of the subject as it was" \
+    "$(q "SELECT payload ->> 'queue', payload ->> 'deaths' FROM fetchq_data.dq_dead__docs WHERE subject = 'd1'")" \
+    "dq|5"
+check "counters agree" "$(agree dq dq_dead dq_other)" agree
+q "SELECT fetchq.queue_drop('dq_other')" >/dev/null
+
 echo "--- fetchq.stats: the kind of each queue"
 q "SELECT fetchq.topic_create('dq_topic'); SELECT fetchq.queue_create('dq_sub');
    SELECT fetchq.subscribe('dq_topic', 'dq_sub')" >/dev/null

@@ -98,21 +98,28 @@ Oid dead_letter_receiver(const std::string& queue, const std::string& dead_lette
 
 namespace {
 
-// How many times the copy of `subject` in `dead_letter` says its document
-// died (its payload's "deaths"; 1 for a copy without one), the row locked;
-// none when there is no copy. Runs as the dead-letter queue's owner.
-std::optional<DeadCopy> dead_copy(const std::string& dead_letter, const std::string& subject) {
+// The copy of `subject` of `queue` in `dead_letter`, its row locked: its
+// status and how many times it says its document died (its payload's
+// "deaths"; 1 for a copy without one). None when the subject is missing
+// there, or its document is no copy of `queue`'s (its payload's "queue"
+// names another queue, or none): a dead-letter copy replaces only a copy of
+// its own queue, never another queue's copy or a document pushed there
+// otherwise. Runs as the dead-letter queue's owner.
+std::optional<DeadCopy> dead_copy(const std::string& dead_letter, const std::string& queue,
+                                  const std::string& subject) {
     SPIPlanPtr plan = queue_plan(
         dead_letter, "dead_letter_copy",
         [&] {
             return "SELECT status, CASE WHEN jsonb_typeof(payload -> 'deaths') = 'number'"
                    " THEN least(greatest((payload ->> 'deaths')::numeric, 1), 1e15)::int8"
                    " ELSE 1 END FROM " +
-                   docs_rel(dead_letter) + " WHERE subject = $1 FOR UPDATE";
+                   docs_rel(dead_letter) +
+                   " WHERE subject = $1 AND jsonb_typeof(payload) = 'object'"
+                   " AND payload ->> 'queue' = $2 FOR UPDATE";
         },
-        {TEXTOID});
-    Datum name = to_text(subject);
-    if (queue_execute(dead_letter, plan, &name, nullptr) == 0) return std::nullopt;
+        {TEXTOID, TEXTOID});
+    Datum values[2] = {to_text(subject), to_text(queue)};
+    if (queue_execute(dead_letter, plan, values, nullptr) == 0) return std::nullopt;
     return DeadCopy{spi_int(0, 1), spi_int(0, 2)};
 }
 
@@ -160,7 +167,7 @@ void send_to_dead_letters(const std::string& queue, const DeadLetter& dead_lette
         // or killed) is pending again.
         as_user(receiver, [&] {
             if (push_one(dead_letter, d.subject, 0, 0, now, copy_payload(d, 1), false) > 0) return;
-            const std::optional<DeadCopy> copy = dead_copy(dead_letter, d.subject);
+            const std::optional<DeadCopy> copy = dead_copy(dead_letter, queue, d.subject);
             if (!copy) return;
             const Datum payload = copy_payload(d, copy->deaths + 1);
             const bool finished = copy->status == core::status_code(core::DocStatus::kCompleted) ||

@@ -5,7 +5,10 @@
 // from: {"queue", "payload", "attempts", "error", "deaths"}. A document that
 // dies again (after doc_retry) replaces its copy: the copy shows the latest
 // death, "deaths" counts them, and a copy already completed or killed is
-// pending again. Redrive is doc_retry on the original queue.
+// pending again. Only a copy of the same queue's document is replaced (its
+// payload's "queue"): the role that set the dead-letter queue may push there,
+// which does not let it change other documents. Redrive is doc_retry on the
+// original queue.
 //
 // A copy is a delivery on someone else's behalf, as a route's is: the role
 // that set the dead-letter queue (recorded in fetchq.queues.dead_letter_set_by
