@@ -14,6 +14,8 @@ PACKAGES=(
     # test/prometheus_test.sh: deploy/prometheus/queries.yml through the exporter,
     # scraped with curl
     prometheus-postgres-exporter curl
+    # test/pick_wait_clients_test.sh: docs/api.md's Python worker loop (psycopg 3)
+    python3-psycopg
     # test/pgbouncer_test.sh: temporary queues and the waiting pick behind a
     # pooler in transaction mode (the test runs its own pgbouncer)
     pgbouncer

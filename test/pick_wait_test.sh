@@ -117,10 +117,37 @@ check "... after the wait, not before" "$([ "$elapsed_ms" -ge 900 ] && echo yes 
 out=$(psql -X -q -At -d "$db" -c '\set VERBOSITY verbose' -c "BEGIN" \
     -c "CALL fetchq.doc_pick_wait('pw', 0, 1, '1 minute', '1 second', NULL)" 2>&1 || true)
 check_has "inside BEGIN: refused at once, with a hint" "$out" "25001: fetchq.doc_pick_wait cannot wait inside a transaction block"
+# The hint says what works, as docs/api.md does: a DO block run on its own
+# may call it, a function may not.
+check_has "... whose hint allows a DO block run outside one, and not a function" "$out" \
+    "HINT:  CALL it outside BEGIN ... COMMIT \(from a driver: in autocommit mode\), or from a DO block or procedure that is itself run outside one \(a loop there may COMMIT between calls\), not from a function"
 do_call="DO \$\$ DECLARE d jsonb; BEGIN CALL fetchq.doc_pick_wait('pw', 0, 1, '1 minute', '1 second', d); RAISE NOTICE 'docs %', d; END \$\$"
 out=$(psql -X -q -At -d "$db" -c "BEGIN" -c "$do_call" 2>&1 || true)
 check_has "... and in a DO block inside BEGIN" "$out" "cannot wait inside a transaction block"
 check_has "a DO block of its own may call it (it commits there too)" "$(psql -X -q -At -d "$db" -c "$do_call" 2>&1)" "docs \[\]"
+# A worker loop in a DO block, as docs/api.md shows it: pick, complete,
+# COMMIT, until a wait brings nothing.
+q "SELECT was_created FROM fetchq.queue_create('pw_loop')" >/dev/null
+q "SELECT fetchq.doc_push_many('pw_loop', ARRAY['l1', 'l2', 'l3'])" >/dev/null
+do_loop="DO \$\$
+DECLARE
+    d jsonb;
+    done integer := 0;
+BEGIN
+    LOOP
+        CALL fetchq.doc_pick_wait('pw_loop', 0, 1, '1 minute', '1 second', d);
+        EXIT WHEN d = '[]';
+        PERFORM fetchq.doc_complete('pw_loop', d -> 0 ->> 'subject');
+        done := done + 1;
+        COMMIT;
+    END LOOP;
+    RAISE NOTICE 'completed %', done;
+END \$\$"
+check_has "a DO loop with COMMIT between waiting picks works through the queue" \
+    "$(psql -X -q -At -d "$db" -c "$do_loop" 2>&1)" "NOTICE:  completed 3"
+check "... and each document is completed" \
+    "$(q "SELECT string_agg(subject || ':' || status, ',' ORDER BY subject) FROM fetchq_data.pw_loop__docs")" \
+    "l1:3,l2:3,l3:3"
 check_has "a missing queue" "$(psql -X -q -At -d "$db" -c "CALL fetchq.doc_pick_wait('pw_nope', 0, 1, '1 minute', '1 second', NULL)" 2>&1 || true)" 'queue "pw_nope" does not exist'
 check_has "a lock of zero" "$(psql -X -q -At -d "$db" -c "CALL fetchq.doc_pick_wait('pw', 0, 1, '0 seconds', '1 second', NULL)" 2>&1 || true)" "must be longer than zero"
 waiter six pw '30 seconds'
@@ -128,6 +155,16 @@ wait_for "a waiter sleeps" 10 "$(waiting six)" 1
 q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'pw_six'" >/dev/null
 wait_for "pg_cancel_backend ends its wait" 10 "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pw_six'" 0
 check_has "... with the cancel error" "$(cat "$out_dir/six")" "canceling statement due to user request"
+# A client that goes away while it waits: its session waits on, unless
+# client_connection_check_interval is set (docs/api.md says so).
+PGAPPNAME=pw_gone PGOPTIONS="-c client_connection_check_interval=1s" psql -X -q -d "$db" \
+    -c "CALL fetchq.doc_pick_wait('pw', 0, 1, '1 minute', '1 minute', NULL)" >/dev/null 2>&1 &
+gone=$!
+wait_for "a waiter sleeps" 10 "$(waiting gone)" 1
+kill "$gone"
+wait "$gone" 2>/dev/null || true
+wait_for "with client_connection_check_interval, its session ends soon after its client" 10 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pw_gone'" 0
 wait
 check "the counters agree with the documents" \
     "$(q "SELECT cnt || ' ' || pnd || ' ' || act FROM fetchq.metric_get_common('pw')")" \

@@ -306,7 +306,7 @@ as pv_manage "SELECT fetchq.route_drop('pv_q', 'pv_dest')" >/dev/null
 echo "# a setting that names another queue asks the caller, not the owner it acts as"
 check "manage may not make another queue, where it may not push, the dead-letter queue" \
     "$(refused pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', 'pv_open')")" \
-    '42501 permission denied for table pv_open__docs'
+    '42501 permission denied for queue "pv_open"'
 as pv_admin "SELECT fetchq.queue_grant('pv_dest', 'pv_manage', 'push')" >/dev/null
 check "but one where it may push" "$(refused pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', 'pv_dest')")" ran
 as pv_manage "SELECT fetchq.queue_set_dead_letter('pv_q', NULL)" >/dev/null

@@ -136,7 +136,7 @@ else
 fi
 # The counters: 9 pushed, e1 expired, 3 picked, 2 processed.
 for m in cnt:8 pln:2 pnd:3 act:1 cpl:1 kll:1 ent_total:9 drp_total:0 pkd_total:3 prc_total:2 \
-    res_total:0 rej_total:0 orp_total:0 err_total:0 exp_total:1; do
+    res_total:0 rej_total:0 orp_total:0 err_total:0 exp_total:1 rtn_total:0; do
     expect "fetchq_queue_${m%%:*}" 'queue="prom_q"' "${m#*:}"
 done
 # The kind of each queue, as labels of every fetchq_queue_* series.
@@ -156,17 +156,19 @@ for m in planned pending active completed killed ready oldest_ready_age_seconds 
 done
 # Counters are typed as counters, counts as gauges.
 for t in "fetchq_queue_ent_total counter" "fetchq_queue_pending gauge" \
-    "fetchq_worker_runs_total counter" "fetchq_worker_last_duration_seconds gauge"; do
+    "fetchq_worker_runs_total counter" "fetchq_worker_last_duration_seconds gauge" \
+    "fetchq_worker_failing gauge"; do
     if grep -qx "# TYPE $t" "$scrape"; then echo "ok: # TYPE $t"; else fail "no '# TYPE $t'"; fi
 done
 # Every task of the scheduler, with its errors and last duration.
 for task in promote orphans retention snapshot expire sessions vacuum purge streams; do
-    for m in runs_total errors_total last_duration_seconds; do
+    for m in runs_total errors_total last_duration_seconds failing; do
         [ "$(value "fetchq_worker_$m" "task=\"$task\"")" != missing ] ||
             fail "no fetchq_worker_$m{task=\"$task\"}"
     done
 done
 expect fetchq_worker_errors_total 'task="promote"' 0
+expect fetchq_worker_failing 'task="promote"' 0
 expect fetchq_stream_lag 'group_name="g"' 2
 age=$(value fetchq_stream_oldest_unread_age_seconds 'group_name="g"')
 awk -v a="$age" 'BEGIN { exit !(a > 0 && a < 600) }' && echo "ok: fetchq_stream_oldest_unread_age_seconds $age" ||

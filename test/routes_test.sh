@@ -326,7 +326,7 @@ check "a superuser's route runs the owner's trigger as the owner, not as superus
     "$(q "SELECT string_agg(who::text, ',') FROM public.rt_seen")" "rt_owner,rt_owner"
 q "SELECT fetchq.topic_create('rt_closed')" >/dev/null
 check_has "a push into a topic needs the right to push into it, though it keeps nothing" \
-    "$(err rt_app "SELECT fetchq.doc_push('rt_closed', 'x')")" "42501: permission denied for table rt_closed__docs"
+    "$(err rt_app "SELECT fetchq.doc_push('rt_closed', 'x')")" '42501: permission denied for queue "rt_closed"'
 q "ALTER TABLE fetchq_data.rt_in__docs ENABLE ROW LEVEL SECURITY; CREATE POLICY rt_all ON fetchq_data.rt_in__docs USING (true)" >/dev/null
 check_has "row security on the source, for the creator: the push fails with 42501" \
     "$(err rt_app "SELECT fetchq.doc_push('rt_in', 'filtered')")" "42501: route [0-9]+ .* may not deliver"

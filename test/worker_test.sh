@@ -158,6 +158,49 @@ else
     echo "FAIL: DROP DATABASE"; failures=$((failures + 1))
 fi
 
+# Monitoring: a trigger that raises on a queue's documents is one cause: each
+# failed round of the queue counts once, under the task whose step failed
+# (promote: the UPDATE of a due planned document), not under every task of
+# the round. worker_status says when it failed, and when the task recovered.
+q "SELECT was_created FROM fetchq.queue_create('wk_err')" >/dev/null
+q "CREATE FUNCTION wk_boom() RETURNS trigger LANGUAGE plpgsql AS \$\$BEGIN RAISE EXCEPTION 'wk boom'; END\$\$"
+q "CREATE TRIGGER wk_boom BEFORE UPDATE ON fetchq_data.wk_err__docs FOR EACH ROW EXECUTE FUNCTION wk_boom()"
+status() {
+    q "SELECT $1 FROM fetchq.worker_status() WHERE datname = current_database() AND task = '$2'"
+}
+all_errors="SELECT sum(errors) FROM fetchq.worker_status() WHERE datname = current_database()"
+promote0=$(status errors promote)
+all0=$(q "$all_errors")
+pushed_at=$(q "SELECT clock_timestamp()")
+q "SELECT fetchq.doc_push('wk_err', 'due', 0, 0, clock_timestamp() + interval '300 milliseconds', '{}')" >/dev/null
+# Retried after 1, 2, 4 s: three failed rounds within some 8 s.
+wait_for "the failing queue shows under promote, with the time of its error" 40 \
+    "SELECT errors >= $promote0 + 3 AND last_error LIKE '%wk boom%' AND last_error_at > '$pushed_at'
+       AND recovered_at IS NULL FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'" t
+# Read together: the errors of every task grew by those of promote alone.
+got=$(q "WITH w AS (SELECT task, errors FROM fetchq.worker_status() WHERE datname = current_database())
+         SELECT ((SELECT sum(errors) FROM w) - $all0) || '/' || ((SELECT errors FROM w WHERE task = 'promote') - $promote0)")
+if [ "${got%/*}" = "${got#*/}" ]; then
+    echo "ok: each failed round counted once, under promote only ($got)"
+else
+    echo "FAIL: errors of all tasks / of promote grew by $got"; failures=$((failures + 1))
+fi
+got=$(q "SELECT string_agg(task || ':' || errors || ':' || (last_error_at IS NULL), ',' ORDER BY task)
+         FROM fetchq.worker_status() WHERE datname = current_database() AND task IN ('orphans', 'expire', 'purge')")
+if [ "$got" = "expire:0:true,orphans:0:true,purge:0:true" ]; then
+    echo "ok: orphans, expire and purge show no error"
+else
+    echo "FAIL: orphans, expire and purge: $got"; failures=$((failures + 1))
+fi
+q "DROP TRIGGER wk_boom ON fetchq_data.wk_err__docs"
+fixed_at=$(q "SELECT clock_timestamp()")
+# The queue's next try comes after its backoff (up to 8 s here).
+wait_for "once the trigger is gone, promote shows when it recovered" 40 \
+    "SELECT recovered_at > '$fixed_at' AND recovered_at > last_error_at AND last_error LIKE '%wk boom%'
+       FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'" t
+wait_for "... and the document is promoted" 10 "SELECT status FROM fetchq_data.wk_err__docs WHERE subject = 'due'" 1
+q "SELECT was_dropped FROM fetchq.queue_drop('wk_err')" >/dev/null
+
 q "SELECT was_dropped FROM fetchq.queue_drop('wk')" >/dev/null
 echo "worker test: $failures failure(s)"
 [ "$failures" = 0 ]

@@ -67,6 +67,23 @@ char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' +
 
 }  // namespace
 
+bool is_bare_number(std::string_view text) {
+    std::size_t i = 0;
+    auto skip_spaces = [&] {
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    };
+    skip_spaces();
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    int digits = 0;
+    while (i < text.size() && is_digit(text[i])) ++i, ++digits;
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        while (i < text.size() && is_digit(text[i])) ++i, ++digits;
+    }
+    skip_spaces();
+    return digits > 0 && i == text.size();
+}
+
 std::optional<Duration> parse_duration(std::string_view text) {
     std::size_t i = 0;
     auto skip_spaces = [&] {

@@ -26,4 +26,8 @@ struct Duration {
 // forms. Returns nullopt when the text is not of this form or overflows.
 std::optional<Duration> parse_duration(std::string_view text);
 
+// A number without a unit ("5", " -1.5 "): PostgreSQL's interval input, and
+// so Fetchq 4, read it as seconds.
+bool is_bare_number(std::string_view text);
+
 }  // namespace fetchq::core

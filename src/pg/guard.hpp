@@ -33,9 +33,14 @@ class PgError : public std::exception {
     const char* what() const noexcept override { return data_ ? data_->message : "error"; }
     ErrorData* data() const { return data_; }
     int sqlerrcode() const { return data_ ? data_->sqlerrcode : 0; }
+    // Raised while fetchq's own statement was parsed or planned (pg/spi.cpp,
+    // which takes the statement's text out of the error).
+    bool raised_by_statement() const { return raised_by_statement_; }
+    void mark_raised_by_statement() { raised_by_statement_ = true; }
 
   private:
     ErrorData* data_;  // palloc'd in the memory context of the failed call
+    bool raised_by_statement_ = false;
 };
 
 // Copies the current error out of ErrorContext and clears it; for PG_CATCH.

@@ -62,6 +62,60 @@ void push_catalog_only_path() {
     PushOverrideSearchPath(&path);
 }
 
+// The text of a prepared statement (plain data: for pg_call).
+const char* plan_text(SPIPlanPtr plan) {
+    List* sources = SPI_plan_get_plan_sources(plan);
+    if (sources == NIL) return nullptr;
+    return static_cast<const CachedPlanSource*>(linitial(sources))->query_string;
+}
+
+// Removes the line of `context` that quotes `sql` ("SQL statement \"...\"",
+// in the server's language), with one line break; in place, allocating
+// nothing. The first such line: the innermost, since PostgreSQL writes the
+// context from the innermost call out, and a fetchq statement run under
+// this one (by a trigger) took its own line out before.
+void remove_statement_line(char* context, const char* sql) {
+    const size_t sql_len = strlen(sql);
+    for (char* at = strchr(context, '"'); at != nullptr; at = strchr(at + 1, '"')) {
+        if (strncmp(at + 1, sql, sql_len) != 0 || at[1 + sql_len] != '"') continue;
+        char* start = at;
+        while (start > context && start[-1] != '\n') --start;
+        char* end = at + sql_len + 2;
+        if (*end == '\n')
+            ++end;
+        else if (start > context)
+            --start;  // the last line: the break before it goes
+        memmove(start, end, strlen(end) + 1);
+        return;
+    }
+}
+
+// Takes fetchq's statement `sql` out of the error it raised.
+void hide_statement(PgError& e, const char* sql) {
+    ErrorData* data = e.data();
+    if (data == nullptr || sql == nullptr) return;
+    if (data->internalquery != nullptr && strcmp(data->internalquery, sql) == 0) {
+        data->internalquery = nullptr;
+        data->internalpos = 0;
+        e.mark_raised_by_statement();
+    }
+    if (data->context != nullptr) {
+        remove_statement_line(data->context, sql);
+        if (data->context[0] == '\0') data->context = nullptr;
+    }
+}
+
+// Runs f, which executes `sql` (or `plan`'s statement) through SPI.
+template <typename F>
+auto statement_call(const char* sql, SPIPlanPtr plan, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (PgError& e) {
+        hide_statement(e, plan != nullptr ? pg_call([&] { return plan_text(plan); }) : sql);
+        throw;
+    }
+}
+
 }  // namespace
 
 void spi_connect() {
@@ -97,18 +151,21 @@ SPIPlanPtr store_plan(std::string_view owner, std::string_view name, const std::
                       std::initializer_list<Oid> argtypes) {
     ArgTypes types(argtypes);
     const char* text = sql.c_str();
-    SPIPlanPtr plan = pg_call([&] {
-        push_catalog_only_path();
-        // Generic plans: our statements reach their rows through indexes
-        // whatever the parameters, and with a parameter LIMIT the plan cache
-        // would otherwise judge the generic plan too costly and plan every
-        // call again (measured: ~50 us of a 200 us doc_pick).
-        SPIPlanPtr p = SPI_prepare_cursor(text, types.n(), types.oids(), CURSOR_OPT_GENERIC_PLAN);
-        if (p == nullptr)
-            elog(ERROR, "fetchq: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-        SPI_keepplan(p);
-        PopOverrideSearchPath();
-        return p;
+    SPIPlanPtr plan = statement_call(text, nullptr, [&] {
+        return pg_call([&] {
+            push_catalog_only_path();
+            // Generic plans: our statements reach their rows through indexes
+            // whatever the parameters, and with a parameter LIMIT the plan cache
+            // would otherwise judge the generic plan too costly and plan every
+            // call again (measured: ~50 us of a 200 us doc_pick).
+            SPIPlanPtr p =
+                SPI_prepare_cursor(text, types.n(), types.oids(), CURSOR_OPT_GENERIC_PLAN);
+            if (p == nullptr)
+                elog(ERROR, "fetchq: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+            SPI_keepplan(p);
+            PopOverrideSearchPath();
+            return p;
+        });
     });
     OwnerPlans& o = owners()[std::string(owner)];
     o.last_use = ++g_use_clock;
@@ -149,43 +206,50 @@ PlansInUse::~PlansInUse() { --g_plans_in_use; }
 
 uint64_t spi_execute(SPIPlanPtr plan, const Datum* values, const char* nulls, bool read_only,
                      long count) {
-    return pg_call([&] {
-        push_catalog_only_path();
-        int rc = SPI_execute_plan(plan, const_cast<Datum*>(values), nulls, read_only, count);
-        PopOverrideSearchPath();
-        if (rc < 0) elog(ERROR, "fetchq: SPI_execute_plan failed: %s", SPI_result_code_string(rc));
-        return static_cast<uint64_t>(SPI_processed);
+    return statement_call(nullptr, plan, [&] {
+        return pg_call([&] {
+            push_catalog_only_path();
+            int rc = SPI_execute_plan(plan, const_cast<Datum*>(values), nulls, read_only, count);
+            PopOverrideSearchPath();
+            if (rc < 0)
+                elog(ERROR, "fetchq: SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+            return static_cast<uint64_t>(SPI_processed);
+        });
     });
 }
 
 uint64_t spi_execute_latest(SPIPlanPtr plan, const Datum* values, const char* nulls, long count) {
-    return pg_call([&] {
-        push_catalog_only_path();
-        int rc = SPI_execute_snapshot(plan, const_cast<Datum*>(values), nulls, GetLatestSnapshot(),
-                                      InvalidSnapshot, true, false, count);
-        PopOverrideSearchPath();
-        if (rc < 0)
-            elog(ERROR, "fetchq: SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
-        return static_cast<uint64_t>(SPI_processed);
+    return statement_call(nullptr, plan, [&] {
+        return pg_call([&] {
+            push_catalog_only_path();
+            int rc = SPI_execute_snapshot(plan, const_cast<Datum*>(values), nulls,
+                                          GetLatestSnapshot(), InvalidSnapshot, true, false, count);
+            PopOverrideSearchPath();
+            if (rc < 0)
+                elog(ERROR, "fetchq: SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+            return static_cast<uint64_t>(SPI_processed);
+        });
     });
 }
 
 uint64_t spi_execute_current(SPIPlanPtr plan, const Datum* values, const char* nulls) {
-    return pg_call([&] {
-        push_catalog_only_path();
-        // As ri_triggers.c does for a cascading action.
-        Snapshot latest = InvalidSnapshot, crosscheck = InvalidSnapshot;
-        if (IsolationUsesXactSnapshot()) {
-            CommandCounterIncrement();
-            latest = GetLatestSnapshot();
-            crosscheck = GetTransactionSnapshot();
-        }
-        int rc = SPI_execute_snapshot(plan, const_cast<Datum*>(values), nulls, latest, crosscheck,
-                                      false, true, 0);
-        PopOverrideSearchPath();
-        if (rc < 0)
-            elog(ERROR, "fetchq: SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
-        return static_cast<uint64_t>(SPI_processed);
+    return statement_call(nullptr, plan, [&] {
+        return pg_call([&] {
+            push_catalog_only_path();
+            // As ri_triggers.c does for a cascading action.
+            Snapshot latest = InvalidSnapshot, crosscheck = InvalidSnapshot;
+            if (IsolationUsesXactSnapshot()) {
+                CommandCounterIncrement();
+                latest = GetLatestSnapshot();
+                crosscheck = GetTransactionSnapshot();
+            }
+            int rc = SPI_execute_snapshot(plan, const_cast<Datum*>(values), nulls, latest,
+                                          crosscheck, false, true, 0);
+            PopOverrideSearchPath();
+            if (rc < 0)
+                elog(ERROR, "fetchq: SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+            return static_cast<uint64_t>(SPI_processed);
+        });
     });
 }
 
@@ -193,14 +257,16 @@ uint64_t spi_execute_once(const std::string& sql, std::initializer_list<Oid> arg
                           const Datum* values, const char* nulls, bool read_only, long count) {
     ArgTypes types(argtypes);
     const char* text = sql.c_str();
-    return pg_call([&] {
-        push_catalog_only_path();
-        int rc = SPI_execute_with_args(text, types.n(), types.oids(), const_cast<Datum*>(values),
-                                       nulls, read_only, count);
-        PopOverrideSearchPath();
-        if (rc < 0)
-            elog(ERROR, "fetchq: SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
-        return static_cast<uint64_t>(SPI_processed);
+    return statement_call(text, nullptr, [&] {
+        return pg_call([&] {
+            push_catalog_only_path();
+            int rc = SPI_execute_with_args(text, types.n(), types.oids(),
+                                           const_cast<Datum*>(values), nulls, read_only, count);
+            PopOverrideSearchPath();
+            if (rc < 0)
+                elog(ERROR, "fetchq: SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+            return static_cast<uint64_t>(SPI_processed);
+        });
     });
 }
 
@@ -208,12 +274,14 @@ bool has_plans(std::string_view owner) { return owners().count(std::string(owner
 
 uint64_t spi_execute_text(const std::string& sql, bool read_only) {
     const char* text = sql.c_str();
-    return pg_call([&] {
-        push_catalog_only_path();
-        int rc = SPI_execute(text, read_only, 0);
-        PopOverrideSearchPath();
-        if (rc < 0) elog(ERROR, "fetchq: SPI_execute failed: %s", SPI_result_code_string(rc));
-        return static_cast<uint64_t>(SPI_processed);
+    return statement_call(text, nullptr, [&] {
+        return pg_call([&] {
+            push_catalog_only_path();
+            int rc = SPI_execute(text, read_only, 0);
+            PopOverrideSearchPath();
+            if (rc < 0) elog(ERROR, "fetchq: SPI_execute failed: %s", SPI_result_code_string(rc));
+            return static_cast<uint64_t>(SPI_processed);
+        });
     });
 }
 

@@ -1,6 +1,15 @@
 // SPI, the way fetchq uses it: statements prepared once per backend and
 // kept, executed with parameters only, names resolved with pg_catalog alone
 // on the search path (callers' search_path can neither hijack nor replan us).
+//
+// An error raised by one of these statements reaches the caller without the
+// statement's text: PostgreSQL names the statement SPI ran in the error's
+// CONTEXT (or, for an error with a position in it, as its internal query),
+// which would show fetchq's own SQL to every user. Only that line goes: what
+// a trigger or function the statement ran (a queue owner's) said, its
+// message and its own context lines, stay. An error raised while the
+// statement itself was parsed or planned is marked
+// (PgError::raised_by_statement).
 #pragma once
 
 #include <cstddef>

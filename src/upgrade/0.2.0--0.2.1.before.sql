@@ -1,6 +1,10 @@
 -- Update from 0.2.0, first part: what the catalog of 0.2.0 has otherwise,
 -- before the objects of 0.2.1 are created or replaced.
 
+-- worker_status() gets the columns last_error_at and recovered_at at the end:
+-- its result columns change, which CREATE OR REPLACE cannot do.
+DROP FUNCTION fetchq.worker_status();
+
 -- Appends no longer check a foreign key from their key's row to the stream
 -- (PostgreSQL checks it again at every update of a row this transaction
 -- wrote): stream_drop deletes the keys itself, after waiting for the appends

@@ -4,8 +4,10 @@
 // as the owner of the queue's tables so no user code runs as superuser.
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/backoff.hpp"
@@ -21,6 +23,7 @@
 #include "ops/maintenance/maintenance.hpp"
 #include "ops/maintenance/purge.hpp"
 #include "ops/queues/queue_grants.hpp"
+#include "ops/schedules/schedule_ticks.hpp"
 #include "ops/streams/stream_grants.hpp"
 #include "ops/streams/stream_retention.hpp"
 #include "ops/queues/queue_lifecycle.hpp"
@@ -161,19 +164,57 @@ TimestampTz next_due(const std::string& queue) {
 
 // --- bookkeeping in shared memory -----------------------------------------
 
-void record(int task, int64_t rows, double ms, const std::string* error, TimestampTz next) {
+// The units of work of each task (a queue, a periodic job, a listing) that
+// failed on their last try and have not succeeded since. A task has
+// recovered once none is left: a queue that waits out its backoff after a
+// failure is still failing, though the rounds meanwhile report no error.
+struct FailingUnit {
+    int task;
+    std::string queue;  // empty: of no queue
+    std::string unit;
+    bool operator<(const FailingUnit& o) const {
+        return std::tie(task, queue, unit) < std::tie(o.task, o.queue, o.unit);
+    }
+};
+std::set<FailingUnit> g_failing;
+
+void unit_failed(int task, const std::string& queue, const char* unit) {
+    g_failing.insert({task, queue, unit});
+}
+
+void unit_succeeded(int task, const std::string& queue, const char* unit) {
+    if (!g_failing.empty()) g_failing.erase({task, queue, unit});
+}
+
+bool task_failing(int task) {
+    for (const FailingUnit& f : g_failing)
+        if (f.task == task) return true;
+    return false;
+}
+
+// One run of `task`: `errors` failed units in it (counted once each), the
+// last one's text in `error` (nullptr: none failed). A run without error
+// while no unit of the task is failing any more marks the recovery.
+void record(int task, int64_t rows, double ms, const std::string* error, TimestampTz next,
+            int64_t errors = 1) {
+    const bool failing = task_failing(task);
+    const TimestampTz now = GetCurrentTimestamp();
     SharedState* s = shared();
     pg::pg_call([&] { LWLockAcquire(s->lock, LW_EXCLUSIVE); });
     TaskStats& t = g_slot->tasks[task];
-    t.last_run = GetCurrentTimestamp();
+    t.last_run = now;
     t.runs++;
     t.rows_last = rows;
     t.rows_total += rows;
     t.last_ms = ms;
     t.next_due = next;
     if (error != nullptr) {
-        t.errors++;
+        t.errors += errors;
         strlcpy(t.last_error, error->c_str(), sizeof(t.last_error));
+        t.last_error_at = now;
+        t.recovered_at = 0;
+    } else if (t.last_error_at != 0 && t.recovered_at == 0 && !failing) {
+        t.recovered_at = now;
     }
     pg::pg_call([&] { LWLockRelease(s->lock); });
 }
@@ -184,13 +225,17 @@ double ms_since(TimestampTz start) {
 
 // --- the round -------------------------------------------------------------
 
+// The four tasks of a queue's round, each a step of one transaction per batch,
+// in this order: orphans (dead documents, then expired locks), promote,
+// expire, purge.
+constexpr int kQueueTasks[] = {kTaskOrphans, kTaskPromote, kTaskExpire, kTaskPurge};
+
 struct RoundTotals {
-    int64_t promoted = 0;
-    int64_t orphans = 0;  // rescheduled + killed
-    int64_t expired = 0;
-    int64_t purged = 0;  // finished documents past the retention
-    double promote_ms = 0;
-    std::string error;
+    int64_t rows[kTaskCount] = {};  // promoted, orphans (rescheduled + killed), ...
+    // A queue whose batch failed counts once, under the task of the step that
+    // failed (the transaction stops there): one cause, one error.
+    int64_t errors[kTaskCount] = {};
+    std::string error[kTaskCount];
     int failures = 0;
 };
 
@@ -238,26 +283,40 @@ TimestampTz maintain(const Queue& q, RoundTotals* totals, TimestampTz now) {
         int64_t expired = 0, purged = 0;
         error.clear();
         reading = begin_due_reading();
+        // The step under way: the task a failure is counted under.
+        int step = kTaskOrphans;
         bool ok = in_spi_transaction(
             q.owner,
             [&] {
-                counts = maintain_queue(q.name, limit);
+                // maintain_queue's steps, in its order, one at a time.
+                step = kTaskOrphans;
+                counts.killed = mark_dead(q.name, limit);
+                counts.rescheduled = reschedule_orphans(q.name, limit);
+                step = kTaskPromote;
+                counts.activated = promote_planned(q.name, limit);
+                step = kTaskExpire;
                 expired = expire_documents(q.name, limit);
+                step = kTaskPurge;
                 purged = purge_finished(q.name, limit);
+                // When the next promotion (or lock expiry...) is due.
+                step = kTaskPromote;
                 due = next_due(q.name);
             },
             &error);
         if (!ok) {
             forget_due_of(q.name);
             totals->failures++;
-            totals->error = "queue " + q.name + ": " + error;
+            totals->errors[step]++;
+            totals->error[step] = "queue " + q.name + ": " + error;
+            unit_failed(step, q.name, "maintenance");
             log_failure(q.name, maintenance_of(q.name), error);
             return failure_log().retry_at(q.name, maintenance_of(q.name));
         }
-        totals->promoted += counts.activated;
-        totals->orphans += counts.rescheduled + counts.killed;
-        totals->expired += expired;
-        totals->purged += purged;
+        totals->rows[kTaskPromote] += counts.activated;
+        totals->rows[kTaskOrphans] += counts.rescheduled + counts.killed;
+        totals->rows[kTaskExpire] += expired;
+        totals->rows[kTaskPurge] += purged;
+        for (int task : kQueueTasks) unit_succeeded(task, q.name, "maintenance");
         if (!failure_log().empty()) log_recovery(q.name, maintenance_of(q.name));
         const bool more = counts.activated == limit || counts.rescheduled == limit ||
                           counts.killed == limit || expired == limit || purged >= limit;
@@ -278,9 +337,12 @@ void drop_temporary(const Queue& q, std::string* error) {
     if (!in_spi_transaction(
             q.owner, [&] { drop_queue(q.name); }, &failed)) {
         *error = "drop of temporary queue " + q.name + ": " + failed;
+        unit_failed(kTaskSessions, q.name, "drop");
         log_failure(q.name, "drop of temporary queue \"" + q.name + "\"", failed);
-    } else if (!failure_log().empty()) {
-        log_recovery(q.name, "drop of temporary queue \"" + q.name + "\"");
+    } else {
+        unit_succeeded(kTaskSessions, q.name, "drop");
+        if (!failure_log().empty())
+            log_recovery(q.name, "drop of temporary queue \"" + q.name + "\"");
     }
 }
 
@@ -298,9 +360,11 @@ std::vector<std::string> drop_idle_temporary_queues(const std::vector<Queue>& qu
     std::string error;
     if (!in_spi_transaction(
             InvalidOid, [&] { idle = idle_temporary_queues(start); }, &error)) {
+        unit_failed(kTaskSessions, {}, "idle temporary queues");
         record(kTaskSessions, 0, ms_since(start), &error, 0);
         return {};
     }
+    unit_succeeded(kTaskSessions, {}, "idle temporary queues");
     std::vector<std::string> dropped;
     for (const Queue& q : queues) {
         if (std::find(idle.begin(), idle.end(), q.name) == idle.end()) continue;
@@ -330,10 +394,13 @@ void forget_dropped_roles() {
                 removed = ops::remove_grants_of_dropped_roles() +
                           ops::remove_stream_grants_of_dropped_roles();
             },
-            &error))
+            &error)) {
+        unit_failed(kTaskSessions, {}, "dropped roles");
         record(kTaskSessions, 0, ms_since(start), &error, 0);
-    else if (removed > 0)
-        record(kTaskSessions, removed, ms_since(start), nullptr, 0);
+        return;
+    }
+    unit_succeeded(kTaskSessions, {}, "dropped roles");
+    if (removed > 0) record(kTaskSessions, removed, ms_since(start), nullptr, 0);
 }
 
 // Stream messages every group committed, fetchq.batch_size per stream and
@@ -356,6 +423,10 @@ void retain_stream_messages() {
             if (orphans) removed += ops::remove_stream_orphans();
         },
         &error);
+    if (ok)
+        unit_succeeded(kTaskStreams, {}, "retention");
+    else
+        unit_failed(kTaskStreams, {}, "retention");
     record(kTaskStreams, removed, ms_since(start), ok ? nullptr : &error, 0);
 }
 
@@ -383,9 +454,11 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
         // Without the list of live sessions every session-bound document
         // would look orphaned: try again later rather than guess.
         pg_atomic_write_u32(&g_slot->sessions_ended, 1);
+        unit_failed(kTaskSessions, {}, "live sessions");
         record(kTaskSessions, 0, ms_since(start), &error, 0);
         return {};
     }
+    unit_succeeded(kTaskSessions, {}, "live sessions");
     for (const Queue& q : queues) {
         bool is_ended = false;
         for (const std::string& e : ended) is_ended = is_ended || e == q.name;
@@ -403,9 +476,11 @@ std::vector<std::string> release_ended_sessions(const std::vector<Queue>& queues
                 [&] { released += release_session_locks(q.name, live, settings.batch_size); },
                 &failed)) {
             error = "queue " + q.name + ": " + failed;
+            unit_failed(kTaskSessions, q.name, "release");
             log_failure(q.name, release_of(q.name), failed);
-        } else if (!failure_log().empty()) {
-            log_recovery(q.name, release_of(q.name));
+        } else {
+            unit_succeeded(kTaskSessions, q.name, "release");
+            if (!failure_log().empty()) log_recovery(q.name, release_of(q.name));
         }
     }
     record(kTaskSessions, released + static_cast<int64_t>(ended.size()), ms_since(start),
@@ -448,11 +523,14 @@ TimestampTz run_periodic_jobs() {
         const bool ok = in_spi_transaction(
             owner, [&] { run_periodic_job(job); }, &failed);
         const bool is_snapshot = job.task == "sts";
+        const int task = is_snapshot ? kTaskSnapshot : kTaskRetention;
         if (ok) {
             (is_snapshot ? snapshots : retentions)++;
+            unit_succeeded(task, queue, job.task.c_str());
             if (!failure_log().empty()) log_recovery(queue, job_of(job));
         } else {
             (is_snapshot ? snap_error : drop_error) = job.task + " " + job.queue + ": " + failed;
+            unit_failed(task, queue, job.task.c_str());
             log_failure(queue, job_of(job), failed);
         }
     }
@@ -478,6 +556,38 @@ void forget_dropped_queues(const std::vector<Queue>& queues) {
         return false;
     };
     failure_log().retain(listed);
+    for (auto it = g_failing.begin(); it != g_failing.end();)
+        it = it->queue.empty() || listed(it->queue) ? std::next(it) : g_failing.erase(it);
+}
+
+// Periodic schedules: each due one in a transaction of its own, its ticks
+// pushed as its owner and its next tick moved (ops/schedules/schedule_ticks.hpp).
+// One that fails (its owner lost the right to push) stays due, is logged once
+// a minute and waits as a failing queue does. Returns the earliest next tick.
+constexpr int32_t kSchedulesPerRound = 100;
+TimestampTz run_schedules(TimestampTz start) {
+    std::vector<ops::DueSchedule> due;
+    TimestampTz next = DT_NOEND;
+    std::string error;
+    if (!in_spi_transaction(
+            InvalidOid, [&] { due = ops::due_schedules(start, kSchedulesPerRound, &next); },
+            &error)) {
+        log_failure(std::string(), "periodic schedules", error);
+        return next;
+    }
+    for (const ops::DueSchedule& s : due) {
+        const std::string what = "schedule \"" + s.name + "\"";
+        if (waiting(s.queue, what, start)) continue;
+        std::string failed;
+        if (!in_spi_transaction(
+                InvalidOid, [&] { ops::run_schedule(s.id, GetCurrentTimestamp()); }, &failed))
+            log_failure(s.queue, what, failed);
+        else if (!failure_log().empty())
+            log_recovery(s.queue, what);
+    }
+    // More were due than one round takes: the next round comes at once.
+    if (due.size() == static_cast<std::size_t>(kSchedulesPerRound)) next = start;
+    return next;
 }
 
 // Maintains every queue; returns when the queues need the next round.
@@ -492,10 +602,14 @@ TimestampTz run_round() {
     std::vector<Queue> queues = list_queues(&error);
     RoundTotals totals;
     if (!error.empty()) {
+        // Not a queue's failure: counted once, under promote.
         totals.failures++;
-        totals.error = error;
+        totals.errors[kTaskPromote]++;
+        totals.error[kTaskPromote] = error;
+        unit_failed(kTaskPromote, {}, "queue list");
     } else {
-        if (!failure_log().empty()) forget_dropped_queues(queues);
+        unit_succeeded(kTaskPromote, {}, "queue list");
+        if (!failure_log().empty() || !g_failing.empty()) forget_dropped_queues(queues);
         std::vector<std::string> names;
         for (const Queue& q : queues) names.push_back(q.name);
         retain_known_dues(names);
@@ -513,17 +627,16 @@ TimestampTz run_round() {
         TimestampTz due = maintain(q, &totals, start);
         if (due < next) next = due;
     }
+    if (const TimestampTz ticks = run_schedules(start); ticks < next) next = ticks;
     const double ms = ms_since(start);
-    const std::string* err = totals.failures ? &totals.error : nullptr;
-    record(kTaskPromote, totals.promoted, ms, err, next);
-    record(kTaskOrphans, totals.orphans, ms, err, next);
-    record(kTaskExpire, totals.expired, ms, err, next);
-    record(kTaskPurge, totals.purged, ms, err, next);
+    for (int task : kQueueTasks)
+        record(task, totals.rows[task], ms, totals.errors[task] ? &totals.error[task] : nullptr,
+               next, totals.errors[task]);
     // The detail of each round: DEBUG1 unless fetchq.log_level says otherwise.
-    if (totals.promoted + totals.orphans + totals.expired > 0) {
-        const long promoted = static_cast<long>(totals.promoted);
-        const long orphans = static_cast<long>(totals.orphans);
-        const long expired = static_cast<long>(totals.expired);
+    const long promoted = static_cast<long>(totals.rows[kTaskPromote]);
+    const long orphans = static_cast<long>(totals.rows[kTaskOrphans]);
+    const long expired = static_cast<long>(totals.rows[kTaskExpire]);
+    if (promoted + orphans + expired > 0) {
         pg::pg_call([&] {
             ereport(settings.log_level,
                     (errmsg("fetchq scheduler for database \"%s\": %ld documents promoted, %ld "
@@ -553,6 +666,10 @@ void maybe_vacuum() {
     if (start < TimestampTzPlusMilliseconds(g_last_vacuum_check, every)) return;
     g_last_vacuum_check = start;
     const VacuumRound r = vacuum_hot_tables();
+    if (r.error.empty())
+        unit_succeeded(kTaskVacuum, {}, "vacuum");
+    else
+        unit_failed(kTaskVacuum, {}, "vacuum");
     record(kTaskVacuum, r.vacuumed, ms_since(start), r.error.empty() ? nullptr : &r.error,
            TimestampTzPlusMilliseconds(start, every));
 }

@@ -164,3 +164,10 @@ TEST(Duration, Overflow) {
 
 }  // namespace
 }  // namespace fetchq::core
+
+TEST(Duration, BareNumber) {
+    for (const char* text : {"5", "0", " 5 ", "-1", "+2", "1.5", ".5", "5.", "007"})
+        EXPECT_TRUE(fetchq::core::is_bare_number(text)) << "\"" << text << "\"";
+    for (const char* text : {"", " ", ".", "-", "5s", "5 m", "1:30", "5 5", "1e5", "--5", "5m"})
+        EXPECT_FALSE(fetchq::core::is_bare_number(text)) << "\"" << text << "\"";
+}

@@ -35,8 +35,59 @@ struct Taken {
     bool unknown = false;  // a document with a NULL in its key
     core::PickKey first;
     bool first_clear = false;  // nothing pending but not due lies before it
+    // Each document's key, in the order the statement updated (and returns)
+    // them: g_keys[base, base + count).
+    bool recording = false;
+    int base = 0;
+    int count = 0;
 };
 Taken g_taken;
+
+// The keys the running picks noted, as a stack (a pick run by a trigger of a
+// pick's table notes above the outer one's). In TopMemoryContext for the
+// backend's life, so that a pick that failed leaves nothing dangling; a
+// large one's room is given back after it.
+core::PickKey* g_keys = nullptr;
+int g_keys_capacity = 0;
+constexpr int kKeysKept = 4096;
+
+void note_key(const core::PickKey& key) {
+    const int at = g_taken.base + g_taken.count;
+    if (at >= g_keys_capacity) {
+        const int capacity = std::max({64, 2 * g_keys_capacity, at + 1});
+        const Size size = sizeof(core::PickKey) * capacity;
+        g_keys = static_cast<core::PickKey*>(g_keys ? repalloc(g_keys, size)
+                                                    : MemoryContextAlloc(TopMemoryContext, size));
+        g_keys_capacity = capacity;
+    }
+    g_keys[at] = key;
+    ++g_taken.count;
+}
+
+void trim_keys() {
+    if (g_keys_capacity <= kKeysKept || g_taken.recording) return;
+    pfree(g_keys);
+    g_keys = nullptr;
+    g_keys_capacity = 0;
+}
+
+// The statement returns the documents in the order it updated them (their
+// addresses); doc_pick_position saw each one's key in that same order. The
+// rows of SPI_tuptable are put in pick order. Inside one pg_call.
+void sort_in_pick_order(const Taken& taken, uint64_t n) {
+    if (n < 2 || taken.unknown || taken.count != static_cast<int>(n)) return;
+    const core::PickKey* keys = g_keys + taken.base;
+    int* order = static_cast<int*>(palloc(sizeof(int) * n));
+    for (uint64_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+    std::sort(order, order + n,
+              [keys](int a, int b) { return core::picked_before(keys[a], keys[b]); });
+    HeapTuple* rows = SPI_tuptable->vals;
+    HeapTuple* sorted = static_cast<HeapTuple*>(palloc(sizeof(HeapTuple) * n));
+    for (uint64_t i = 0; i < n; ++i) sorted[i] = rows[order[i]];
+    memcpy(rows, sorted, sizeof(HeapTuple) * n);
+    pfree(sorted);
+    pfree(order);
+}
 
 // The statement's parts: the documents are chosen by the subquery, then
 // fetched by their address (ctid = ANY(ARRAY(...)): a TID scan; a join here
@@ -174,6 +225,7 @@ uint64_t execute_pick(const std::string& queue, const std::optional<core::PickKe
 }  // namespace
 
 void note_pick_position(bool known, const core::PickKey& key, std::optional<bool> waits_before) {
+    if (g_taken.recording) note_key(key);
     if (!known) {
         g_taken.unknown = true;
     } else if (!g_taken.any || core::picked_before(key, g_taken.first)) {
@@ -192,6 +244,11 @@ uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval
     // Kept aside: a pick run by a trigger of this pick's table has its own.
     const Taken outer = g_taken;
     g_taken = Taken{};
+    g_taken.recording = true;
+    // Above the outer pick's keys; a pick that failed left its state behind
+    // (nothing restores it): past kKeysKept, the stack starts again at 0.
+    const int above = outer.recording ? outer.base + outer.count : 0;
+    g_taken.base = above <= kKeysKept ? above : 0;
     // A pick from the beginning measures the dead prefix it reads; it may set
     // a start (and so looks for documents not due yet: probed) once one was
     // seen, by it or by the pick before it in this backend.
@@ -204,6 +261,10 @@ uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval
         execute_pick(queue, reading.start(), probed, version, limit, lock, session_bound);
     const Taken taken = g_taken;
     g_taken = outer;
+    pg_call([&] {
+        sort_in_pick_order(taken, n);
+        trim_keys();
+    });
     core::PickOutcome outcome;
     outcome.usable = !taken.unknown && (n == 0 || taken.any);
     if (n > 0) outcome.first = taken.first;

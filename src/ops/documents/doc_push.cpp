@@ -83,8 +83,8 @@ void require_change(const std::string& queue, const std::string& subject, Oid ca
             function + " changes an existing document only with the pick privilege, which role \"" +
                 who + "\" lacks on queue \"" + queue + "\"; with push alone it adds new subjects.",
             "The queue's owner, or a role with manage on it, may grant it: SELECT "
-            "fetchq.queue_grant('" +
-                queue + "', '" + who + "', 'pick');");
+            "fetchq.queue_grant(" +
+                quote_literal(queue) + ", " + quote_literal(who) + ", 'pick');");
     const std::string table = "fetchq_data." + core::docs_table(queue);
     throw core::Error(core::sqlstate::kInsufficientPrivilege, what,
                       function + " changes an existing document only with UPDATE on table " +

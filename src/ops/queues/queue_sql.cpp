@@ -33,21 +33,6 @@ void throw_queue_missing(std::string_view queue) {
 
 namespace {
 
-// True when the error was raised while our own statement was analysed (its
-// text is the error's internal query): a relation missing there is the
-// queue's table. A relation missing in a trigger or function of the queue's
-// owner names the owner's statement instead, and keeps its own message.
-bool raised_by_statement(const PgError& e, SPIPlanPtr plan) {
-    const ErrorData* data = e.data();
-    if (data == nullptr || data->internalquery == nullptr) return false;
-    return pg_call([&] {
-        List* sources = SPI_plan_get_plan_sources(plan);
-        if (sources == NIL) return false;
-        const auto* source = static_cast<const CachedPlanSource*>(linitial(sources));
-        return strcmp(source->query_string, data->internalquery) == 0;
-    });
-}
-
 // One more context line, under the ones PostgreSQL wrote: which queue.
 void add_queue_context(const PgError& e, std::string_view queue) {
     ErrorData* data = e.data();
@@ -66,7 +51,10 @@ uint64_t queue_execute(std::string_view queue, SPIPlanPtr plan, const Datum* val
     try {
         return spi_execute(plan, values, nulls, read_only, count);
     } catch (const PgError& e) {
-        if (e.sqlerrcode() == ERRCODE_UNDEFINED_TABLE && raised_by_statement(e, plan))
+        // A relation missing while our own statement was analysed is the
+        // queue's table; one missing in a trigger or function of the queue's
+        // owner keeps its own message.
+        if (e.sqlerrcode() == ERRCODE_UNDEFINED_TABLE && e.raised_by_statement())
             throw_queue_missing(queue);
         add_queue_context(e, queue);
         throw;
@@ -135,6 +123,13 @@ void release_queue_relcache(std::string_view queue) {
 
 bool queue_docs_allow(std::string_view queue, AclMode mode, Oid role) {
     return table_allows(core::docs_table(queue), mode, role);
+}
+
+bool queue_tables_touchable(std::string_view queue, Oid role) {
+    const AclMode any = ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE;
+    return table_allows(core::docs_table(queue), any, role) ||
+           table_allows(core::logs_table(queue), any, role) ||
+           table_allows(core::metrics_table(queue), any, role);
 }
 
 bool queue_tables_readable(std::string_view queue) {

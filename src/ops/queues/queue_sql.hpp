@@ -63,6 +63,12 @@ Oid queue_owner_or_invalid(std::string_view queue);
 // takes to drop, truncate or change a queue, however a role asks for it.
 void require_queue_owner(std::string_view queue);
 
+// True when `role` holds any privilege (SELECT, INSERT, UPDATE, DELETE or
+// TRUNCATE; any of them is held when ACLMASK_ANY finds one) on any of the
+// queue's tables: without one, no call can do anything on a queue without
+// grants.
+bool queue_tables_touchable(std::string_view queue, Oid role);
+
 // True when the queue has its __docs and __logs tables and the caller may
 // SELECT both.
 bool queue_tables_readable(std::string_view queue);

@@ -44,6 +44,10 @@ struct TaskStats {
     int64 errors;
     double last_ms;
     char last_error[256];
+    TimestampTz last_error_at;  // when last_error was recorded (0: never)
+    // When the task ran clean again after last_error: no unit of it (a
+    // queue, a job) still failing (0: not yet, or it never failed).
+    TimestampTz recovered_at;
 };
 
 struct DbSlot {

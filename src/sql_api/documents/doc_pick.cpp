@@ -12,6 +12,9 @@
 #include "ops/shared_memory/wake.hpp"
 #include "ops/queues/doc_status_sql.hpp"
 #include "ops/documents/doc_moves.hpp"
+#include "core/duration.hpp"
+#include "core/echo.hpp"
+#include "core/error.hpp"
 
 extern "C" {
 #include "common/int.h"
@@ -25,6 +28,24 @@ using namespace fetchq::ops;
 using core::QueuePrivilege;
 
 constexpr const char* kDefaultLock = "5m";
+
+// The lock of doc_pick(queue, duration). A number without a unit is refused
+// here, unlike in every other duration (seconds, as in Fetchq 4): a parameter
+// sent without a type, as drivers send them, makes doc_pick($1, $2) this form
+// even when the number was meant as the limit of doc_pick(queue, limit).
+Interval* two_argument_lock(const std::string& text) {
+    if (core::is_bare_number(text))
+        throw core::Error(
+            core::sqlstate::kInvalidParameterValue,
+            "argument duration of doc_pick(queue, duration) is a number without a unit: " +
+                core::echo(text),
+            "A parameter without a type (as node-postgres and most drivers send them) makes "
+            "doc_pick($1, $2) this form, the duration of the lock, though the number may have "
+            "been meant as a limit.",
+            "For a limit, pass an integer ($2::integer) or call doc_pick(queue, version, limit, "
+            "duration); for a lock, write its unit, such as '30s' or '5m'.");
+    return parse_positive_duration_or_throw(text, "duration");
+}
 
 // doc_pick(queue [, version, limit, duration [, session_bound]]) /
 // (queue, duration) / (queue, limit). Documents picked session-bound carry
@@ -45,7 +66,7 @@ Datum doc_pick(FunctionCallInfo fcinfo) {
                 limit = arg_limit(fcinfo, 1, "limit");
                 lock = parse_duration_or_throw(kDefaultLock, "duration");
             } else {
-                lock = arg_positive_duration(fcinfo, 1, "duration");
+                lock = two_argument_lock(arg_text(fcinfo, 1, "duration"));
             }
             break;
         }

@@ -36,8 +36,10 @@ void require_nonatomic(FunctionCallInfo fcinfo) {
     throw core::Error("25001", "fetchq.doc_pick_wait cannot wait inside a transaction block",
                       "While it waits it must hold no snapshot, which only a CALL of its own can "
                       "give up.",
-                      "CALL it outside BEGIN ... COMMIT, and not from a function or a DO "
-                      "block; or use fetchq.doc_pick, which does not wait.");
+                      "CALL it outside BEGIN ... COMMIT (from a driver: in autocommit mode), "
+                      "or from a DO block or procedure that is itself run outside one (a loop "
+                      "there may COMMIT between calls), not from a function; or use "
+                      "fetchq.doc_pick, which does not wait.");
 }
 
 // What called the procedure (a loop over a cursor in a procedure, say) may

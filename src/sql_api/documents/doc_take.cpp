@@ -19,7 +19,7 @@ Datum doc_take(FunctionCallInfo fcinfo) {
     const std::string queue = arg_queue(fcinfo, 0);
     const std::string subject = arg_text(fcinfo, 1, "subject");
     Interval* lock = arg_positive_duration(fcinfo, 2, "duration");
-    const bool nowait = PG_NARGS() > 3 && !arg_is_null(fcinfo, 3) && arg_bool(fcinfo, 3, "nowait");
+    const bool nowait = PG_NARGS() > 3 && arg_bool(fcinfo, 3, "nowait");
     begin_rows(fcinfo);
     spi_connect();
     with_queue_privilege(queue, QueuePrivilege::kPick, [&] {

@@ -32,12 +32,17 @@ void require_grant_right(const std::string& queue) {
     if (!OidIsValid(queue_owner_or_invalid(queue))) throw_queue_missing(queue);
     const Oid me = pg_call([] { return GetUserId(); });
     if (queue_privilege_held(queue, core::QueuePrivilege::kManage, me)) return;
+    // The hint names the refused role: pasted by the owner, it grants to
+    // that role (current_user would grant to whoever runs it).
+    const char* name = pg_call([&] { return GetUserNameFromId(me, true); });
+    const std::string who = name ? name : "?";
     throw core::Error(core::sqlstate::kInsufficientPrivilege,
                       "permission denied to grant privileges on queue \"" + queue + "\"",
                       "Only the queue's owner, a role with manage on it, or a superuser may "
-                      "grant or revoke its privileges.",
-                      "Ask the owner for manage: SELECT fetchq.queue_grant('" + queue +
-                          "', current_user, 'manage');");
+                      "grant or revoke its privileges; role \"" +
+                          who + "\" lacks manage on queue \"" + queue + "\".",
+                      "The queue's owner may grant manage: SELECT fetchq.queue_grant(" +
+                          quote_literal(queue) + ", " + quote_literal(who) + ", 'manage');");
 }
 
 // queue_grant(queue, role, privileges) -> what role holds on the queue now
@@ -85,8 +90,8 @@ void require_may_ask(const std::string& queue, Oid role, Oid me) {
             "a queue without grants), as fetchq.queue_privileges shows the grants of the "
             "queues a role may read.",
         "Ask about yourself or a role whose privileges you have, or get read on the queue: "
-        "SELECT fetchq.queue_grant('" +
-            queue + "', '" + mine + "', 'read');");
+        "SELECT fetchq.queue_grant(" +
+            quote_literal(queue) + ", " + quote_literal(mine) + ", 'read');");
 }
 
 // queue_has_privilege(queue, privilege, role DEFAULT NULL) -> boolean

@@ -7,32 +7,32 @@
 -- Returns the privileges the role holds on the queue now.
 CREATE FUNCTION fetchq.queue_grant(queue VARCHAR, role NAME, privileges TEXT)
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_queue_grant' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_queue_grant' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.queue_grant(queue VARCHAR, role NAME, privileges TEXT[])
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_queue_grant' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_queue_grant' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.queue_grant(queue VARCHAR, role REGROLE, privileges TEXT)
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_queue_grant' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_queue_grant' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.queue_grant(queue VARCHAR, role REGROLE, privileges TEXT[])
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_queue_grant' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_queue_grant' LANGUAGE C VOLATILE;
 
 -- Takes privileges away; returns what the role still holds on the queue.
 -- When a queue's last grant goes, the queue is back in the all-or-nothing
 -- model, where the privileges on its tables decide.
 CREATE FUNCTION fetchq.queue_revoke(queue VARCHAR, role NAME, privileges TEXT)
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_queue_revoke' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_queue_revoke' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.queue_revoke(queue VARCHAR, role NAME, privileges TEXT[])
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_queue_revoke' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_queue_revoke' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.queue_revoke(queue VARCHAR, role REGROLE, privileges TEXT)
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_queue_revoke' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_queue_revoke' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.queue_revoke(queue VARCHAR, role REGROLE, privileges TEXT[])
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_queue_revoke' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_queue_revoke' LANGUAGE C VOLATILE;
 
 -- Whether role (NULL: the current user) holds privilege on the queue: from
 -- its grants, or for a queue without grants from the privileges on its

@@ -168,6 +168,8 @@ Datum queue_set_dead_letter(FunctionCallInfo fcinfo) {
                           "a queue cannot be its own dead-letter queue", {},
                           "Create another queue for the documents it kills.");
     spi_connect();
+    // A missing queue is told as such before anything about its dead-letter queue.
+    if (!OidIsValid(queue_owner_or_invalid(queue))) throw_queue_missing(queue);
     const Oid caller = pg_call([] { return GetUserId(); });
     // Checked for the caller, not for the queue's owner it may act as below.
     if (dead_letter)

@@ -12,13 +12,13 @@ AS 'MODULE_PATHNAME', 'fetchq_route_create' LANGUAGE C VOLATILE;
 
 CREATE FUNCTION fetchq.route_drop(source VARCHAR, destination VARCHAR)
 RETURNS BIGINT
-AS 'MODULE_PATHNAME', 'fetchq_route_drop' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_route_drop' LANGUAGE C VOLATILE;
 
 -- A queue that keeps nothing and only routes: a push into it returns how
 -- many subscriptions queued the document.
 CREATE FUNCTION fetchq.topic_create(name VARCHAR, OUT was_created BOOLEAN,
     OUT queue_id INTEGER)
-AS 'MODULE_PATHNAME', 'fetchq_topic_create' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_topic_create' LANGUAGE C VOLATILE;
 
 CREATE FUNCTION fetchq.subscribe(topic VARCHAR, queue VARCHAR, selector TEXT DEFAULT NULL)
 RETURNS BIGINT
@@ -26,7 +26,7 @@ AS 'MODULE_PATHNAME', 'fetchq_subscribe' LANGUAGE C VOLATILE;
 
 CREATE FUNCTION fetchq.unsubscribe(topic VARCHAR, queue VARCHAR)
 RETURNS BIGINT
-AS 'MODULE_PATHNAME', 'fetchq_unsubscribe' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_unsubscribe' LANGUAGE C VOLATILE;
 
 -- A temporary queue of the calling session (as queue_create_temporary),
 -- subscribed to the topic; the scheduler drops both once the session ends.

@@ -20,6 +20,9 @@ namespace {
 
 using namespace fetchq::ops;
 
+// worker_status's columns (worker_status.sql).
+constexpr int kColumns = 15;
+
 Datum nullable_ts(TimestampTz t, bool* isnull) {
     *isnull = t == 0 || TIMESTAMP_NOT_FINITE(t);
     return TimestampTzGetDatum(t);
@@ -45,8 +48,8 @@ Datum worker_status(FunctionCallInfo fcinfo) {
             auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
             if (slot.state == kSlotNoExtension) {
                 // No scheduler runs tasks there: one row, task and its columns NULL.
-                Datum v[13] = {};
-                bool nulls[13];
+                Datum v[kColumns] = {};
+                bool nulls[kColumns];
                 for (bool& isnull : nulls) isnull = true;
                 v[0] = CStringGetTextDatum(dbname ? dbname : "?");
                 nulls[0] = false;
@@ -58,8 +61,8 @@ Datum worker_status(FunctionCallInfo fcinfo) {
             }
             for (int t = 0; t < kTaskCount; ++t) {
                 const TaskStats& ts = slot.tasks[t];
-                Datum v[13];
-                bool nulls[13] = {};
+                Datum v[kColumns];
+                bool nulls[kColumns] = {};
                 v[0] = CStringGetTextDatum(dbname ? dbname : "?");
                 v[1] = Int32GetDatum(slot.pid);
                 nulls[1] = slot.pid == 0;
@@ -79,6 +82,8 @@ Datum worker_status(FunctionCallInfo fcinfo) {
                 nulls[10] = ts.last_error[0] == '\0';
                 v[11] = nullable_ts(ts.next_due, &nulls[11]);
                 v[12] = nullable_ts(slot.started_at, &nulls[12]);
+                v[13] = nullable_ts(ts.last_error_at, &nulls[13]);
+                v[14] = nullable_ts(ts.recovered_at, &nulls[14]);
                 tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
             }
         }

@@ -7,30 +7,30 @@
 -- privileges the role holds on the stream now.
 CREATE FUNCTION fetchq.stream_grant(stream VARCHAR, role NAME, privileges TEXT)
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_stream_grant' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_grant' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.stream_grant(stream VARCHAR, role NAME, privileges TEXT[])
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_stream_grant' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_grant' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.stream_grant(stream VARCHAR, role REGROLE, privileges TEXT)
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_stream_grant' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_grant' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.stream_grant(stream VARCHAR, role REGROLE, privileges TEXT[])
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_stream_grant' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_grant' LANGUAGE C VOLATILE;
 
 -- Takes privileges away; returns what the role still holds on the stream.
 CREATE FUNCTION fetchq.stream_revoke(stream VARCHAR, role NAME, privileges TEXT)
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_stream_revoke' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_revoke' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.stream_revoke(stream VARCHAR, role NAME, privileges TEXT[])
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_stream_revoke' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_revoke' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.stream_revoke(stream VARCHAR, role REGROLE, privileges TEXT)
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_stream_revoke' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_revoke' LANGUAGE C VOLATILE;
 CREATE FUNCTION fetchq.stream_revoke(stream VARCHAR, role REGROLE, privileges TEXT[])
 RETURNS TEXT[]
-AS 'MODULE_PATHNAME', 'fetchq_stream_revoke' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_revoke' LANGUAGE C VOLATILE;
 
 -- Whether role (NULL: the current user) holds privilege (append or read) on
 -- the stream: its owner's privileges, or a grant to it or to a role whose

@@ -2,11 +2,11 @@
 
 CREATE FUNCTION fetchq.stream_create(name VARCHAR, OUT was_created BOOLEAN,
     OUT stream_id INTEGER)
-AS 'MODULE_PATHNAME', 'fetchq_stream_create' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_create' LANGUAGE C VOLATILE;
 
 -- Drops the stream with its messages, groups, offsets and leases.
 CREATE FUNCTION fetchq.stream_drop(name VARCHAR) RETURNS BOOLEAN
-AS 'MODULE_PATHNAME', 'fetchq_stream_drop' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_drop' LANGUAGE C VOLATILE;
 
 -- The message's offset within its key: 1, 2, 3 ... with no gap, in commit
 -- order (a second transaction appending to the key waits for the first).
@@ -47,7 +47,7 @@ AS 'MODULE_PATHNAME', 'fetchq_stream_release' LANGUAGE C VOLATILE;
 -- every message until the group committed it. True when it was created.
 CREATE FUNCTION fetchq.stream_group_create(stream VARCHAR, group_name VARCHAR)
 RETURNS BOOLEAN
-AS 'MODULE_PATHNAME', 'fetchq_stream_group_create' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'fetchq_stream_group_create' LANGUAGE C VOLATILE;
 
 -- Drops a consumer group with its offsets and leases (its stream's owner,
 -- or the role that registered it). True.

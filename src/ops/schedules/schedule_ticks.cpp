@@ -1,0 +1,172 @@
+#include "ops/schedules/schedule_ticks.hpp"
+
+#include <deque>
+#include <optional>
+
+#include "core/error.hpp"
+#include "core/queue_privilege.hpp"
+#include "ops/catalog/catalog_owner.hpp"
+#include "ops/documents/doc_push.hpp"
+#include "ops/queues/queue_access.hpp"
+#include "ops/schedules/schedule_clock.hpp"
+#include "ops/schedules/schedules.hpp"
+#include "pg/spi.hpp"
+
+extern "C" {
+#include "utils/timestamp.h"
+}
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+namespace {
+
+// A due schedule's row, read locked.
+struct Row {
+    std::string name, queue, subject, catch_up;
+    Every every;
+    Datum payload = 0;
+    int32_t version = 0, priority = 0;
+    std::optional<Interval> expires_after;
+    TimestampTz next_at = 0;
+    Oid owner = InvalidOid;
+};
+
+constexpr const char* kRowSql =
+    "SELECT name, queue, COALESCE(cron, every::pg_catalog.text), cron IS NOT NULL, timezone,"
+    " subject, payload, version, priority, expires_after, catch_up, next_at,"
+    " owner::pg_catalog.oid FROM fetchq.periodic_schedules"
+    " WHERE id = $1 AND NOT paused AND next_at <= $2 FOR UPDATE";
+
+std::optional<Row> read_row(int32_t id, TimestampTz now) {
+    SPIPlanPtr plan = cached_plan("", "schedule_row", [] { return std::string(kRowSql); },
+                                  {INT4OID, TIMESTAMPTZOID});
+    Datum values[2] = {Int32GetDatum(id), TimestampTzGetDatum(now)};
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
+    if (n == 0) return std::nullopt;
+    Row r;
+    bool isnull = false;
+    r.name = spi_text(0, 1);
+    r.queue = spi_text(0, 2);
+    const std::string every = spi_text(0, 3);
+    const bool cron = DatumGetBool(spi_value(0, 4, &isnull));
+    r.every = parse_every(every, spi_text(0, 5), cron);
+    r.subject = spi_text(0, 6);
+    const Datum payload = spi_value(0, 7, &isnull);
+    r.payload = pg_call([&] { return PointerGetDatum(PG_DETOAST_DATUM_COPY(payload)); });
+    r.version = static_cast<int32_t>(spi_int(0, 8));
+    r.priority = static_cast<int32_t>(spi_int(0, 9));
+    const Datum expires = spi_value(0, 10, &isnull);
+    if (!isnull) r.expires_after = *DatumGetIntervalP(expires);
+    r.catch_up = spi_text(0, 11);
+    r.next_at = DatumGetTimestampTz(spi_value(0, 12, &isnull));
+    r.owner = DatumGetObjectId(spi_value(0, 13, &isnull));
+    return r;
+}
+
+// The ticks to push now: with catch_up 'none' the latest due one, with 'all'
+// the latest kMaxCatchUpTicks due ones, oldest first. Sets *next to the
+// first tick after them.
+std::deque<TimestampTz> ticks_to_push(const Row& r, TimestampTz now, TimestampTz* next) {
+    const std::size_t keep = r.catch_up == "all" ? kMaxCatchUpTicks : 1;
+    std::deque<TimestampTz> ticks;
+    TimestampTz t = r.next_at;
+    while (t <= now) {
+        ticks.push_back(t);
+        if (ticks.size() > keep) ticks.pop_front();
+        t = next_tick(r.every, t);
+    }
+    *next = t;
+    return ticks;
+}
+
+void require_owner_push(const Row& r) {
+    if (queue_privilege_held(r.queue, core::QueuePrivilege::kPush, r.owner)) return;
+    const char* role = pg_call([&] { return GetUserNameFromId(r.owner, true); });
+    throw core::Error(core::sqlstate::kInsufficientPrivilege,
+                      "schedule \"" + r.name +
+                          "\" pushes nothing: its owner may no longer push "
+                          "into queue \"" +
+                          r.queue + "\"",
+                      "The owner is role \"" + std::string(role ? role : "(dropped)") + "\".",
+                      "Give it push again, or drop the schedule.");
+}
+
+int64_t push_tick(const Row& r, TimestampTz tick) {
+    const std::string subject = tick_subject(r.subject, tick);
+    Expiry expiry = Expiry::queue_default();
+    if (r.expires_after) {
+        Interval after = *r.expires_after;
+        expiry = Expiry::given(pg_call([&] {
+            return DatumGetTimestampTz(DirectFunctionCall2(
+                timestamptz_pl_interval, TimestampTzGetDatum(tick), IntervalPGetDatum(&after)));
+        }));
+    }
+    int64_t n = 0;
+    with_queue_privilege(r.queue, core::QueuePrivilege::kPush, [&] {
+        n = push_one(r.queue, subject, r.version, r.priority, tick, r.payload, false, expiry);
+    });
+    return n;
+}
+
+void move_next(int32_t id, TimestampTz next, TimestampTz last, const std::string& subject) {
+    SPIPlanPtr plan =
+        cached_plan("", "schedule_moved",
+                    [] {
+                        return std::string(
+                            "UPDATE fetchq.periodic_schedules SET next_at = $2, last_at = $3,"
+                            " last_subject = $4 WHERE id = $1");
+                    },
+                    {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID});
+    Datum values[4] = {Int32GetDatum(id), TimestampTzGetDatum(next), TimestampTzGetDatum(last),
+                       to_text(subject)};
+    as_catalog_owner([&] { spi_execute(plan, values, nullptr, false); });
+}
+
+}  // namespace
+
+std::vector<DueSchedule> due_schedules(TimestampTz now, int32_t limit, TimestampTz* next) {
+    *next = DT_NOEND;
+    std::vector<DueSchedule> due;
+    if (!OidIsValid(table_owner("fetchq", "periodic_schedules"))) return due;
+    SPIPlanPtr plan =
+        cached_plan("", "schedules_due",
+                    [] {
+                        return std::string(
+                            "(SELECT id, name, queue, next_at FROM fetchq.periodic_schedules"
+                            "  WHERE NOT paused AND next_at <= $1 ORDER BY next_at LIMIT $2)"
+                            " UNION ALL (SELECT 0, '', '', next_at FROM fetchq.periodic_schedules"
+                            "  WHERE NOT paused AND next_at > $1 ORDER BY next_at LIMIT 1)");
+                    },
+                    {TIMESTAMPTZOID, INT4OID});
+    Datum values[2] = {TimestampTzGetDatum(now), Int32GetDatum(limit)};
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, true); });
+    for (uint64_t row = 0; row < n; ++row) {
+        bool isnull = false;
+        const int32_t id = static_cast<int32_t>(spi_int(row, 1));
+        if (id == 0) {
+            *next = DatumGetTimestampTz(spi_value(row, 4, &isnull));
+            continue;
+        }
+        due.push_back({id, spi_text(row, 2), spi_text(row, 3)});
+    }
+    return due;
+}
+
+int64_t run_schedule(int32_t id, TimestampTz now) {
+    const std::optional<Row> row = read_row(id, now);
+    if (!row) return 0;
+    require_owner_push(*row);
+    TimestampTz next = 0;
+    const std::deque<TimestampTz> ticks = ticks_to_push(*row, now, &next);
+    int64_t pushed = 0;
+    as_user(row->owner, [&] {
+        for (TimestampTz tick : ticks) pushed += push_tick(*row, tick);
+    });
+    move_next(id, next, ticks.back(), tick_subject(row->subject, ticks.back()));
+    return pushed;
+}
+
+}  // namespace fetchq::ops
