@@ -20,7 +20,8 @@ SELECT metric, current_value FROM fetchq.metric_get('dl_dlq') WHERE metric IN ('
 ORDER BY metric;
 
 -- A killed document that is retried and killed again: the copy is already
--- there (same subject), so nothing is added.
+-- there (same subject), so nothing is added; the copy shows the latest death
+-- (test/dead_letters_test.sh).
 SELECT * FROM fetchq.doc_retry('dl_src', 'a');
 SELECT count(*) FROM fetchq.doc_pick('dl_src', 0, 10, '1 minute');
 SELECT * FROM fetchq.doc_kill('dl_src', 'a');

@@ -37,6 +37,13 @@ echo "using $($exporter --version 2>&1 | head -n 1)"
 # ahead, locked for an hour, no expiry (but e1's, below).
 q "SELECT was_created FROM fetchq.queue_create('prom_q')" >/dev/null
 q "SELECT was_created FROM fetchq.queue_create('prom_empty')" >/dev/null
+# A dead-letter queue (of prom_q) and a subscription of a topic: labelled so
+# that a backlog alert can leave them out (docs/operations.md).
+q "SELECT was_created FROM fetchq.queue_create('prom_dlq')" >/dev/null
+q "SELECT fetchq.queue_set_dead_letter('prom_q', 'prom_dlq')" >/dev/null
+q "SELECT was_created FROM fetchq.topic_create('prom_t')" >/dev/null
+q "SELECT was_created FROM fetchq.queue_create('prom_sub')" >/dev/null
+q "SELECT fetchq.subscribe('prom_t', 'prom_sub')" >/dev/null
 q "SELECT fetchq.doc_push('prom_q', s, 0, 0, now() - n * interval '1 minute', '{}')
    FROM (VALUES ('x1', 10), ('x2', 9), ('x3', 8), ('r1', 3), ('r2', 2), ('r3', 1)) AS v(s, n)" >/dev/null
 q "SELECT fetchq.doc_push('prom_q', 'p' || i, 0, 0, now() + interval '1 hour', '{}')
@@ -132,6 +139,17 @@ for m in cnt:8 pln:2 pnd:3 act:1 cpl:1 kll:1 ent_total:9 drp_total:0 pkd_total:3
     res_total:0 rej_total:0 orp_total:0 err_total:0 exp_total:1 rtn_total:0; do
     expect "fetchq_queue_${m%%:*}" 'queue="prom_q"' "${m#*:}"
 done
+# The kind of each queue, as labels of every fetchq_queue_* series.
+for l in 'prom_q:false:false' 'prom_empty:false:false' 'prom_dlq:true:false' 'prom_sub:false:true'; do
+    IFS=: read -r name dlq sub <<<"$l"
+    if grep -Eq "^fetchq_queue_cnt\{[^}]*datname=\"$db\"[^}]*\}" "$scrape" &&
+        grep -E "^fetchq_queue_cnt\{" "$scrape" | grep -F "queue=\"$name\"" |
+        grep -F "is_dead_letter_queue=\"$dlq\"" | grep -Fq "is_subscription=\"$sub\""; then
+        echo "ok: fetchq_queue_cnt{queue=\"$name\"} is_dead_letter_queue=\"$dlq\" is_subscription=\"$sub\""
+    else
+        fail "fetchq_queue_cnt{queue=\"$name\"}: wanted is_dead_letter_queue=\"$dlq\", is_subscription=\"$sub\" in: $(grep -F "queue=\"$name\"" "$scrape" | grep '^fetchq_queue_cnt' || echo none)"
+    fi
+done
 # An empty queue: zeros, not missing series.
 for m in planned pending active completed killed ready oldest_ready_age_seconds cnt ent_total exp_total; do
     expect "fetchq_queue_$m" 'queue="prom_empty"' 0
@@ -166,6 +184,9 @@ other=$(grep -Ev '^(#|fetchq_|pg_exporter_|pg_up |go_|process_|promhttp_|postgre
 
 q "SELECT was_dropped FROM fetchq.queue_drop('prom_q')" >/dev/null
 q "SELECT was_dropped FROM fetchq.queue_drop('prom_empty')" >/dev/null
+q "SELECT was_dropped FROM fetchq.queue_drop('prom_sub')" >/dev/null
+q "SELECT was_dropped FROM fetchq.queue_drop('prom_t')" >/dev/null
+q "SELECT was_dropped FROM fetchq.queue_drop('prom_dlq')" >/dev/null
 q "SELECT fetchq.stream_drop('prom_s')" >/dev/null
 echo "prometheus test: $failures failure(s)"
 [ "$failures" = 0 ]

@@ -16,6 +16,9 @@
 //   planned or pending ──take──> active (doc_take: one document by subject)
 //   planned, waiting on documents (doc_send's depends_on) ──cascade──> killed
 //                       (a document it waited on was killed)
+//   planned or pending (waiting ones included) ──cancel──> killed (doc_cancel)
+//   completed or killed ──requeue──> pending, or planned when not due
+//                       (doc_send's if_finished => 'requeue')
 #pragma once
 
 #include <array>
@@ -100,13 +103,17 @@ enum class DocMove {
     kPurge,       // completed or killed, older than the queue's retention -> deleted
     kTake,        // planned or pending -> active, named by its subject (doc_take)
     kCascade,     // planned, waiting on a document that was killed -> killed
+    kCancel,      // planned or pending (waiting included) -> killed (doc_cancel)
+    kRequeue,     // completed or killed -> pending, or planned when not due (doc_send's
+                  // if_finished => 'requeue'); the version counters move apart
+                  // (version_delta 0), as the new version may differ from the old
 };
 
-inline constexpr std::array<DocMove, 16> kDocMoves = {
-    DocMove::kPush,   DocMove::kPromote, DocMove::kPick,       DocMove::kComplete,
-    DocMove::kKill,   DocMove::kDrop,    DocMove::kReschedule, DocMove::kReject,
-    DocMove::kOrphan, DocMove::kDead,    DocMove::kRelease,    DocMove::kExpire,
-    DocMove::kRetry,  DocMove::kPurge,   DocMove::kTake,       DocMove::kCascade};
+inline constexpr std::array<DocMove, 18> kDocMoves = {
+    DocMove::kPush,    DocMove::kPromote,    DocMove::kPick,   DocMove::kComplete, DocMove::kKill,
+    DocMove::kDrop,    DocMove::kReschedule, DocMove::kReject, DocMove::kOrphan,   DocMove::kDead,
+    DocMove::kRelease, DocMove::kExpire,     DocMove::kRetry,  DocMove::kPurge,    DocMove::kTake,
+    DocMove::kCascade, DocMove::kCancel,     DocMove::kRequeue};
 
 constexpr std::string_view move_name(DocMove move) {
     switch (move) {
@@ -142,6 +149,10 @@ constexpr std::string_view move_name(DocMove move) {
             return "take";
         case DocMove::kCascade:
             return "cascade";
+        case DocMove::kCancel:
+            return "cancel";
+        case DocMove::kRequeue:
+            return "requeue";
     }
     return {};
 }
@@ -193,14 +204,22 @@ struct MoveCase {
     }
 };
 
-// A move: one case, or two when where it ends depends on a condition (push
+// A move: one case, or more when where it ends depends on a condition (push
 // and reschedule: due or not; reject and release: attempts used up or not)
 // or when its counters depend on where it starts (expire: planned or
-// pending). Orphan and dead are one event (an expired lock) split by the
-// attempts, as the scheduler runs them as two tasks.
+// pending; requeue: both). Orphan and dead are one event (an expired lock)
+// split by the attempts, as the scheduler runs them as two tasks.
 struct MoveSpec {
     DocMove move = DocMove::kPush;
-    FixedList<MoveCase, 2> cases;
+    FixedList<MoveCase, 4> cases;
+
+    // The case from `from` to `to`. Error (XX000) when the move has none.
+    constexpr const MoveCase& between(std::optional<DocStatus> from,
+                                      std::optional<DocStatus> to) const {
+        for (const MoveCase& c : cases)
+            if (c.from == from && c.to == to) return c;
+        throw Error(sqlstate::kInternalError, "no such move case");
+    }
 
     // The case that ends in `to` (kDeleted for a deletion). Error (XX000)
     // when the move never ends there, or ends there from two statuses.
@@ -298,6 +317,16 @@ constexpr MoveSpec make_move_spec(DocMove move) {
                      {S::kPlanned, S::kActive, {{"pkd", 1}, {"act", 1}, {"pln", -1}}, 0}}};
         case DocMove::kCascade:
             return {move, {{S::kPlanned, S::kKilled, {{"kll", 1}, {"pln", -1}}, 0}}};
+        case DocMove::kCancel:
+            return {move,
+                    {{S::kPlanned, S::kKilled, {{"kll", 1}, {"pln", -1}}, 0},
+                     {S::kPending, S::kKilled, {{"kll", 1}, {"pnd", -1}}, 0}}};
+        case DocMove::kRequeue:
+            return {move,
+                    {{S::kCompleted, S::kPending, {{"cpl", -1}, {"pnd", 1}}, 0},
+                     {S::kCompleted, S::kPlanned, {{"cpl", -1}, {"pln", 1}}, 0},
+                     {S::kKilled, S::kPending, {{"kll", -1}, {"pnd", 1}}, 0},
+                     {S::kKilled, S::kPlanned, {{"kll", -1}, {"pln", 1}}, 0}}};
     }
     throw Error(sqlstate::kInternalError, "unknown document move");
 }

@@ -211,6 +211,16 @@ const std::vector<Expected>& expected_moves() {
         // src/ops/documents/doc_dependencies.cpp: a waiting document whose dependency was
         // killed is killed (no attempt, so no prc).
         {DocMove::kCascade, S::kPlanned, S::kKilled, {{"kll", 1}, {"pln", -1}}, 0},
+        // src/ops/documents/doc_cancel.cpp: a planned (waiting included) or pending document
+        // killed by doc_cancel; never picked, so no prc.
+        {DocMove::kCancel, S::kPlanned, S::kKilled, {{"kll", 1}, {"pln", -1}}, 0},
+        {DocMove::kCancel, S::kPending, S::kKilled, {{"kll", 1}, {"pnd", -1}}, 0},
+        // src/ops/documents/doc_push.cpp, requeue_finished(): a finished document pending or
+        // planned again; the version counters move in the code (old -1, new +1).
+        {DocMove::kRequeue, S::kCompleted, S::kPending, {{"cpl", -1}, {"pnd", 1}}, 0},
+        {DocMove::kRequeue, S::kCompleted, S::kPlanned, {{"cpl", -1}, {"pln", 1}}, 0},
+        {DocMove::kRequeue, S::kKilled, S::kPending, {{"kll", -1}, {"pnd", 1}}, 0},
+        {DocMove::kRequeue, S::kKilled, S::kPlanned, {{"kll", -1}, {"pln", 1}}, 0},
     };
     return expected;
 }
@@ -272,7 +282,7 @@ TEST(DocMove, CasesAreWellFormed) {
     for (DocMove move : kDocMoves) {
         const auto& cases = move_spec(move).cases;
         ASSERT_GE(cases.size(), 1u) << move_name(move);
-        ASSERT_LE(cases.size(), 2u) << move_name(move);
+        ASSERT_LE(cases.size(), 4u) << move_name(move);
         for (const MoveCase& c : cases) {
             const std::string name = case_text(move, c);
             EXPECT_TRUE(c.from || c.to) << name;
@@ -288,10 +298,10 @@ TEST(DocMove, CasesAreWellFormed) {
             }
         }
         // Two cases never share both ends.
-        if (cases.size() == 2) {
-            EXPECT_FALSE(cases[0].from == cases[1].from && cases[0].to == cases[1].to)
-                << move_name(move);
-        }
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            for (std::size_t j = i + 1; j < cases.size(); ++j)
+                EXPECT_FALSE(cases[i].from == cases[j].from && cases[i].to == cases[j].to)
+                    << move_name(move);
     }
 }
 
@@ -310,6 +320,21 @@ TEST(DocMove, FromAndTo) {
     EXPECT_EQ(move_spec(DocMove::kReject).ending_in(S::kKilled).delta_of("kll"), 1);
     EXPECT_EQ(move_spec(DocMove::kRelease).ending_in(S::kPending).delta_of("kll"), 0);
     EXPECT_EQ(move_spec(DocMove::kReschedule).ending_in(S::kPlanned).delta_of("res"), 1);
+    // A cancel never went through a pick: nothing processed, nothing failed.
+    for (const MoveCase& c : move_spec(DocMove::kCancel).cases) {
+        EXPECT_EQ(c.to, S::kKilled);
+        EXPECT_EQ(c.delta_of("prc"), 0);
+        EXPECT_EQ(c.delta_of("err"), 0);
+    }
+    EXPECT_EQ(move_spec(DocMove::kCancel).starting_from(S::kPending).delta_of("pnd"), -1);
+    // A requeue starts finished, and pushes nothing new.
+    for (const MoveCase& c : move_spec(DocMove::kRequeue).cases) {
+        EXPECT_TRUE(c.from == S::kCompleted || c.from == S::kKilled);
+        EXPECT_EQ(c.delta_of("ent"), 0);
+        EXPECT_EQ(c.delta_of("cnt"), 0);
+    }
+    EXPECT_EQ(move_spec(DocMove::kRequeue).between(S::kKilled, S::kPlanned).delta_of("kll"), -1);
+    EXPECT_EQ(move_spec(DocMove::kRequeue).between(S::kCompleted, S::kPending).delta_of("cpl"), -1);
 }
 
 TEST(DocMove, MissingOrAmbiguousCasesAreErrors) {
@@ -320,4 +345,9 @@ TEST(DocMove, MissingOrAmbiguousCasesAreErrors) {
     // Both expire cases end deleted, both reject cases start active.
     EXPECT_THROW(move_spec(DocMove::kExpire).ending_in(kDeleted), Error);
     EXPECT_THROW(move_spec(DocMove::kReject).starting_from(S::kActive), Error);
+    // Requeue goes two ways from each start and ends in each place from two.
+    EXPECT_THROW(move_spec(DocMove::kRequeue).starting_from(S::kKilled), Error);
+    EXPECT_THROW(move_spec(DocMove::kRequeue).ending_in(S::kPending), Error);
+    EXPECT_THROW(move_spec(DocMove::kRequeue).between(S::kActive, S::kPending), Error);
+    EXPECT_THROW(move_spec(DocMove::kCancel).starting_from(S::kActive), Error);
 }

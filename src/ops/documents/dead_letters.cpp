@@ -96,6 +96,46 @@ Oid dead_letter_receiver(const std::string& queue, const std::string& dead_lette
                                     "', NULL)).");
 }
 
+namespace {
+
+// The copy of `subject` of `queue` in `dead_letter`, its row locked: its
+// status and how many times it says its document died (its payload's
+// "deaths"; 1 for a copy without one). None when the subject is missing
+// there, or its document is no copy of `queue`'s (its payload's "queue"
+// names another queue, or none): a dead-letter copy replaces only a copy of
+// its own queue, never another queue's copy or a document pushed there
+// otherwise. Runs as the dead-letter queue's owner.
+std::optional<DeadCopy> dead_copy(const std::string& dead_letter, const std::string& queue,
+                                  const std::string& subject) {
+    SPIPlanPtr plan = queue_plan(
+        dead_letter, "dead_letter_copy",
+        [&] {
+            return "SELECT status, CASE WHEN jsonb_typeof(payload -> 'deaths') = 'number'"
+                   " THEN least(greatest((payload ->> 'deaths')::numeric, 1), 1e15)::int8"
+                   " ELSE 1 END FROM " +
+                   docs_rel(dead_letter) +
+                   " WHERE subject = $1 AND jsonb_typeof(payload) = 'object'"
+                   " AND payload ->> 'queue' = $2 FOR UPDATE";
+        },
+        {TEXTOID, TEXTOID});
+    Datum values[2] = {to_text(subject), to_text(queue)};
+    if (queue_execute(dead_letter, plan, values, nullptr) == 0) return std::nullopt;
+    return DeadCopy{spi_int(0, 1), spi_int(0, 2)};
+}
+
+// The copy's payload in place (a planned, pending or active copy keeps its
+// status; an active one is finished by its worker with the latest death).
+void replace_dead_copy(const std::string& dead_letter, const std::string& subject, Datum payload) {
+    SPIPlanPtr plan = queue_plan(
+        dead_letter, "dead_letter_replace",
+        [&] { return "UPDATE " + docs_rel(dead_letter) + " SET payload = $2 WHERE subject = $1"; },
+        {TEXTOID, JSONBOID});
+    Datum values[2] = {to_text(subject), payload};
+    queue_execute(dead_letter, plan, values, nullptr);
+}
+
+}  // namespace
+
 void send_to_dead_letters(const std::string& queue, const DeadLetter& dead_letter_of,
                           const std::vector<KilledDoc>& docs, const std::string& error) {
     const std::string& dead_letter = dead_letter_of.queue;
@@ -103,26 +143,39 @@ void send_to_dead_letters(const std::string& queue, const DeadLetter& dead_lette
     // A copy of a kill counted on the caller's behalf is counted so too.
     if (metric_is_on_behalf(queue)) metric_on_behalf(dead_letter);
     SPIPlanPtr plan =
-        cached_plan("", "dead_letter_payload",
+        cached_plan("", "dead_letter_payload_deaths",
                     [] {
                         return std::string(
                             "SELECT jsonb_build_object('queue', $1::text, 'payload', $2::jsonb,"
-                            " 'attempts', $3::int8, 'error', $4::text)");
+                            " 'attempts', $3::int8, 'error', $4::text, 'deaths', $5::int8)");
                     },
-                    {TEXTOID, TEXTOID, INT8OID, TEXTOID});
-    for (const KilledDoc& d : docs) {
-        Datum values[4] = {to_text(queue), d.payload ? to_text(*d.payload) : (Datum)0,
-                           Int64GetDatum(d.attempts), error.empty() ? (Datum)0 : to_text(error)};
-        const char nulls[4] = {' ', d.payload ? ' ' : 'n', ' ', error.empty() ? 'n' : ' '};
+                    {TEXTOID, TEXTOID, INT8OID, TEXTOID, INT8OID});
+    const auto copy_payload = [&](const KilledDoc& d, int64_t deaths) {
+        Datum values[5] = {to_text(queue), d.payload ? to_text(*d.payload) : (Datum)0,
+                           Int64GetDatum(d.attempts), error.empty() ? (Datum)0 : to_text(error),
+                           Int64GetDatum(deaths)};
+        const char nulls[5] = {' ', d.payload ? ' ' : 'n', ' ', error.empty() ? 'n' : ' ', ' '};
         spi_execute(plan, values, nulls, true, 1);
         bool isnull = false;
-        const Datum payload = spi_value(0, 1, &isnull);
-        const auto push = [&] {
-            push_one(dead_letter, d.subject, 0, 0, GetCurrentTransactionStartTimestamp(), payload,
-                     isnull);
-        };
-        // As the dead-letter queue's owner, restricted, whoever killed.
-        as_user(receiver, push);
+        return spi_value(0, 1, &isnull);
+    };
+    const TimestampTz now = GetCurrentTransactionStartTimestamp();
+    for (const KilledDoc& d : docs) {
+        // As the dead-letter queue's owner, restricted, whoever killed. The
+        // first death is a new copy; a later one replaces it (the latest
+        // death, counted in "deaths"), and a copy already handled (completed
+        // or killed) is pending again.
+        as_user(receiver, [&] {
+            if (push_one(dead_letter, d.subject, 0, 0, now, copy_payload(d, 1), false) > 0) return;
+            const std::optional<DeadCopy> copy = dead_copy(dead_letter, queue, d.subject);
+            if (!copy) return;
+            const Datum payload = copy_payload(d, copy->deaths + 1);
+            const bool finished = copy->status == core::status_code(core::DocStatus::kCompleted) ||
+                                  copy->status == core::status_code(core::DocStatus::kKilled);
+            if (finished && requeue_finished(dead_letter, d.subject, 0, 0, now, payload, false) > 0)
+                return;
+            replace_dead_copy(dead_letter, d.subject, payload);
+        });
     }
 }
 

@@ -2,8 +2,13 @@
 // document it kills (by doc_kill, by doc_reject or the orphan pass once its
 // attempts are used up, or when its session-bound picker ended), in the same
 // transaction, under the same subject. The copy's payload says where it came
-// from: {"queue", "payload", "attempts", "error"}. Redrive is doc_retry on
-// the original queue.
+// from: {"queue", "payload", "attempts", "error", "deaths"}. A document that
+// dies again (after doc_retry) replaces its copy: the copy shows the latest
+// death, "deaths" counts them, and a copy already completed or killed is
+// pending again. Only a copy of the same queue's document is replaced (its
+// payload's "queue"): the role that set the dead-letter queue may push there,
+// which does not let it change other documents. Redrive is doc_retry on the
+// original queue.
 //
 // A copy is a delivery on someone else's behalf, as a route's is: the role
 // that set the dead-letter queue (recorded in fetchq.queues.dead_letter_set_by
@@ -30,6 +35,12 @@ struct KilledDoc {
     std::string subject;
     std::optional<std::string> payload;  // jsonb as text
     int64_t attempts = 0;
+};
+
+// The copy of a dead document already in a dead-letter queue.
+struct DeadCopy {
+    int64_t status = 0;
+    int64_t deaths = 1;
 };
 
 // A queue's dead-letter queue and who set it.

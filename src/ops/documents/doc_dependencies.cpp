@@ -229,6 +229,30 @@ void record_wait(const std::string& queue, const std::string& subject, Timestamp
     for (const std::string& q : queues) mark_awaited(q);
 }
 
+void forget_wait(const std::string& queue, const std::string& subject) {
+    SPIPlanPtr forget =
+        cached_plan("", "wait_forget_old",
+                    [] {
+                        return std::string(
+                            "DELETE FROM fetchq.doc_dependencies AS e USING fetchq.queues AS q"
+                            " WHERE q.name = $1 AND e.queue_id = q.id AND e.subject = $2");
+                    },
+                    {TEXTOID, TEXTOID});
+    SPIPlanPtr unwait =
+        cached_plan("", "wait_forget",
+                    [] {
+                        return std::string(
+                            "DELETE FROM fetchq.doc_waits AS w USING fetchq.queues AS q"
+                            " WHERE q.name = $1 AND w.queue_id = q.id AND w.subject = $2");
+                    },
+                    {TEXTOID, TEXTOID});
+    Datum keys[2] = {to_text(queue), to_text(subject)};
+    as_catalog_owner([&] {
+        spi_execute(forget, keys, nullptr, false);
+        spi_execute(unwait, keys, nullptr, false);
+    });
+}
+
 void release_dependents(const std::string& queue, const std::string& subject) {
     if (!queue_awaited(queue)) return;
     // A request finished without doc_reply leaves no row behind.

@@ -51,6 +51,10 @@ void release_dependents(const std::string& queue, const std::string& subject);
 // transitively, each with a row in its queue's log naming the cause.
 void kill_dependents(const std::string& queue, const std::string& subject);
 
+// `subject` of `queue`, a waiting document, was cancelled (doc_cancel): its
+// wait is forgotten, so that its dependencies no longer count it down.
+void forget_wait(const std::string& queue, const std::string& subject);
+
 // Whether a document ever waited on one of the queue's, or one of its
 // documents was a request (doc_send's reply_to): the cached flag. Only then
 // does a completion or a kill there look at the catalog (waits, and the

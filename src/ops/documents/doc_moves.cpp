@@ -46,4 +46,16 @@ void count_move_from(std::string_view queue, core::DocMove move, core::DocStatus
     count_case(queue, core::move_spec(move).starting_from(from), n, version, nullptr);
 }
 
+void count_move_between(std::string_view queue, core::DocMove move, core::DocStatus from,
+                        core::DocStatus to, int64_t n, int32_t version,
+                        const core::PickKey* earliest) {
+    count_case(queue, core::move_spec(move).between(from, to), n, version, earliest);
+}
+
+void count_version_change(std::string_view queue, int32_t from, int32_t to, int64_t n) {
+    if (n == 0 || from == to) return;
+    metric_add(queue, core::version_counter(from), -n);
+    metric_add(queue, core::version_counter(to), n);
+}
+
 }  // namespace fetchq::ops

@@ -21,4 +21,13 @@ void count_move(std::string_view queue, core::DocMove move, std::optional<core::
 void count_move_from(std::string_view queue, core::DocMove move, core::DocStatus from, int64_t n,
                      int32_t version = 0);
 
+// The same for a move whose counters depend on both ends (requeue).
+void count_move_between(std::string_view queue, core::DocMove move, core::DocStatus from,
+                        core::DocStatus to, int64_t n, int32_t version = 0,
+                        const core::PickKey* earliest = nullptr);
+
+// `n` documents changed their version from `from` to `to` (requeue): the
+// version counters follow them.
+void count_version_change(std::string_view queue, int32_t from, int32_t to, int64_t n);
+
 }  // namespace fetchq::ops

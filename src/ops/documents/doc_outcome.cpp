@@ -214,6 +214,44 @@ int64_t extend(const std::string& queue, const std::string& subject, const Inter
     return static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
 }
 
+// fetchq_data.<queue>__logs.message holds up to 255 characters.
+constexpr int kLogMessageLimit = 255;
+
+int64_t cancel(const std::string& queue, const std::string& subject,
+               const std::optional<std::string>& reason) {
+    const std::string message = reason ? "cancelled: " + *reason : std::string("cancelled");
+    check_length(message, kLogMessageLimit, "reason",
+                 "The reason goes to the queue's log after \"cancelled: \": at most 244 "
+                 "characters.");
+    // The row as it was (its status says which counter it leaves), locked
+    // on its latest version: a promotion or a pick under way commits first
+    // and is seen, or waits for this statement.
+    SPIPlanPtr plan = queue_plan(
+        queue, "cancel",
+        [&] {
+            return "UPDATE " + docs_rel(queue) + " AS d SET status = " + status_sql::killed +
+                   ", iterations = d.iterations + 1, last_iteration = now(), lock_session = NULL"
+                   " FROM (SELECT subject, status, next_iteration FROM " +
+                   docs_rel(queue) + " WHERE subject = $1 AND status IN (" + status_sql::planned +
+                   ", " + status_sql::pending +
+                   ") FOR UPDATE) AS o WHERE d.subject = o.subject"
+                   " RETURNING o.status, o.next_iteration = 'infinity'::timestamptz";
+        },
+        {TEXTOID});
+    Datum name = to_text(subject);
+    const auto n = static_cast<int64_t>(queue_execute(queue, plan, &name, nullptr));
+    if (n == 0) return 0;
+    const bool was_planned = spi_int(0, 1) == core::status_code(DocStatus::kPlanned);
+    bool isnull = false;
+    const bool waited = was_planned && DatumGetBool(spi_value(0, 2, &isnull));
+    count_move_from(queue, DocMove::kCancel,
+                    was_planned ? DocStatus::kPlanned : DocStatus::kPending, n);
+    insert_log(queue, subject, message, 0, true, std::nullopt);
+    if (waited) forget_wait(queue, subject);
+    kill_dependents(queue, subject);
+    return n;
+}
+
 int64_t retry(const std::string& queue, const std::string& subject, TimestampTz next_iteration) {
     const bool due = next_iteration <= GetCurrentTransactionStartTimestamp();
     const DocStatus to = due ? DocStatus::kPending : DocStatus::kPlanned;

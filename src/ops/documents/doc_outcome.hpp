@@ -44,6 +44,14 @@ int64_t reject(const std::string& queue, const std::string& subject, const Rejec
 int64_t extend(const std::string& queue, const std::string& subject, const Interval* lock,
                Fence attempts);
 
+// doc_cancel: a planned, pending or waiting document killed at once, with
+// a row in the queue's log ("cancelled", and `reason` when given); the
+// documents waiting on it are killed as a killed dependency's are. No copy
+// goes to the dead-letter queue: a cancel is deliberate, not a failure.
+// Returns 1, or 0 when the document is active, finished or missing.
+int64_t cancel(const std::string& queue, const std::string& subject,
+               const std::optional<std::string>& reason);
+
 // A killed document back to pending (planned when `next_iteration` is
 // later than now), with attempts 0.
 int64_t retry(const std::string& queue, const std::string& subject, TimestampTz next_iteration);

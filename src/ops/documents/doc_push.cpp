@@ -68,9 +68,10 @@ std::optional<TimestampTz> expiry_of(const std::string& queue, const Expiry& exp
     return at;
 }
 
-// doc_upsert's change of an existing document: pick on a queue with grants,
-// UPDATE on its documents on one without, held by `caller`.
-void require_upsert_change(const std::string& queue, const std::string& subject, Oid caller) {
+}  // namespace
+
+void require_change(const std::string& queue, const std::string& subject, Oid caller,
+                    const std::string& function) {
     if (queue_privilege_held(queue, core::QueuePrivilege::kPick, caller)) return;
     const char* name = pg_call([&] { return GetUserNameFromId(caller, true); });
     const std::string who = name ? name : "?";
@@ -79,19 +80,21 @@ void require_upsert_change(const std::string& queue, const std::string& subject,
     if (queue_has_grants(queue))
         throw core::Error(
             core::sqlstate::kInsufficientPrivilege, what,
-            "doc_upsert changes an existing document only with the pick privilege, which role \"" +
+            function + " changes an existing document only with the pick privilege, which role \"" +
                 who + "\" lacks on queue \"" + queue + "\"; with push alone it adds new subjects.",
             "The queue's owner, or a role with manage on it, may grant it: SELECT "
             "fetchq.queue_grant(" +
                 quote_literal(queue) + ", " + quote_literal(who) + ", 'pick');");
     const std::string table = "fetchq_data." + core::docs_table(queue);
     throw core::Error(core::sqlstate::kInsufficientPrivilege, what,
-                      "doc_upsert changes an existing document only with UPDATE on table " + table +
-                          ", which role \"" + who +
+                      function + " changes an existing document only with UPDATE on table " +
+                          table + ", which role \"" + who +
                           "\" lacks; with INSERT alone it adds new subjects.",
                       "The table's owner may grant it: GRANT UPDATE ON fetchq_data." +
                           quote_ident(core::docs_table(queue)) + " TO " + quote_ident(who) + ";");
 }
+
+namespace {
 
 // A topic keeps nothing, so no insert checks the pusher's right to push into
 // it: checked here.
@@ -211,6 +214,62 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
     return n;
 }
 
+void check_requeue_target(const std::string& queue) {
+    if (!routes_from(queue)->is_topic) return;
+    throw core::Error(core::sqlstate::kFeatureNotSupported,
+                      "if_finished => 'requeue' is not supported for topic \"" + queue + "\"",
+                      "A topic keeps no document to requeue; its subscriptions keep the copies.",
+                      "Send into the subscriptions' queues themselves.");
+}
+
+int64_t requeue_finished(const std::string& queue, const std::string& subject, int32_t version,
+                         int32_t priority, TimestampTz next_iteration, Datum payload,
+                         bool payload_null, Expiry expiry) {
+    check_subject(subject);
+    const DocStatus to = status_for(next_iteration);
+    check_requeue_target(queue);
+    const std::shared_ptr<const QueueRoutes> routes = routes_from(queue);
+    const std::optional<TimestampTz> expires_at = expiry_of(queue, expiry);
+    // The row as it was (status and version say which counters it leaves),
+    // locked on its latest version: a concurrent retry or purge commits
+    // first and is seen, or waits for this statement.
+    SPIPlanPtr plan = queue_plan(
+        queue, "requeue",
+        [&] {
+            return "UPDATE " + docs_rel(queue) +
+                   " AS d SET status = $4, version = $2, priority = $3, next_iteration = $5,"
+                   " payload = $6, expires_at = $7, attempts = 0, created_at = now(),"
+                   " lock_session = NULL FROM (SELECT subject, status, version FROM " +
+                   docs_rel(queue) + " WHERE subject = $1 AND lock_upgrade IS NULL AND status IN " +
+                   core::sql_status_list({DocStatus::kCompleted, DocStatus::kKilled}) +
+                   " FOR UPDATE) AS o WHERE d.subject = o.subject RETURNING o.status, o.version";
+        },
+        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID, TIMESTAMPTZOID});
+    Datum values[7] = {to_text(subject),
+                       Int32GetDatum(version),
+                       Int32GetDatum(priority),
+                       Int32GetDatum(core::status_code(to)),
+                       TimestampTzGetDatum(next_iteration),
+                       payload,
+                       TimestampTzGetDatum(expires_at ? *expires_at : 0)};
+    char nulls[7] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n'};
+    const auto n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
+    if (n == 0) return 0;
+    const DocStatus from = spi_int(0, 1) == core::status_code(DocStatus::kKilled)
+                               ? DocStatus::kKilled
+                               : DocStatus::kCompleted;
+    const auto old_version = static_cast<int32_t>(spi_int(0, 2));
+    if (to == DocStatus::kPlanned) note_due(next_iteration);
+    const core::PickKey earliest{priority, next_iteration, 0};
+    count_move_between(queue, core::DocMove::kRequeue, from, to, n, version,
+                       to == DocStatus::kPending ? &earliest : nullptr);
+    if (old_version != version) count_version_change(queue, old_version, version, n);
+    if (!routes->routes.empty())
+        deliver(*routes, Arrival{subject, version, priority, next_iteration, payload, payload_null,
+                                 expires_at});
+    return n;
+}
+
 // Many documents in one statement; duplicates (in the table or the batch)
 // skipped. With routes, the statement returns what it inserted for them.
 int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, Datum payloads,
@@ -262,7 +321,7 @@ Upserted upsert_one(const std::string& queue, const std::string& subject, int32_
     out.queued = push_one(queue, subject, version, priority, next_iteration, payload, payload_null);
     // A topic keeps no document to change.
     if (out.queued > 0 || routes_from(queue)->is_topic) return out;
-    require_upsert_change(queue, subject, caller);
+    require_change(queue, subject, caller, "doc_upsert");
     out.updated =
         update_not_active(queue, subject, priority, payload, payload_null, next_iteration);
     return out;

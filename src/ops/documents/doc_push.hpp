@@ -32,6 +32,27 @@ int64_t push_one(const std::string& queue, const std::string& subject, int32_t v
                  int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
                  Expiry expiry = Expiry::queue_default());
 
+// A completed or killed document of that subject pending again (planned
+// when `next_iteration` is later than now), in one statement: the new
+// payload, version, priority, next_iteration and expiry, attempts 0,
+// created_at now() (a request's reply_to is its own again); its log and
+// iterations stay. Counted as the requeue move; a queue with routes delivers
+// it again, as an arrival. Returns 1, or 0 when the subject is missing, not
+// finished, or has a lock_upgrade (Fetchq 4's: never re-queued). Not for a
+// topic (it keeps nothing).
+// A change of an existing document by `function` (doc_upsert, doc_send's
+// requeue) needs more than push, as PostgreSQL's INSERT ... ON CONFLICT DO
+// UPDATE needs UPDATE besides INSERT: `caller` must hold pick on a queue with
+// grants, UPDATE on its documents table on a queue without; 42501 otherwise.
+void require_change(const std::string& queue, const std::string& subject, Oid caller,
+                    const std::string& function);
+
+// 0A000 for a topic: it keeps no document to requeue.
+void check_requeue_target(const std::string& queue);
+int64_t requeue_finished(const std::string& queue, const std::string& subject, int32_t version,
+                         int32_t priority, TimestampTz next_iteration, Datum payload,
+                         bool payload_null, Expiry expiry = Expiry::queue_default());
+
 // Many documents in one statement (text[], int4[], jsonb[]); duplicates, in
 // the table or the batch, skipped. Returns the documents queued (into a
 // topic: the copies its destinations queued).
@@ -40,7 +61,10 @@ int64_t push_batch(const std::string& queue, Datum subjects, Datum priorities, D
                    Expiry expiry = Expiry::queue_default());
 
 // doc_upsert's second half: priority, payload and next_iteration of a
-// document that is not active; returns 1 when it changed one.
+// document that is not active; returns 1 when it changed one. A completed
+// or killed document is changed too and stays as it is (Fetchq 4's
+// doc_upsert does the same, and reports it updated): doc_send's
+// if_finished => 'requeue' runs it again.
 int64_t update_not_active(const std::string& queue, const std::string& subject, int32_t priority,
                           Datum payload, bool payload_null, TimestampTz next_iteration);
 

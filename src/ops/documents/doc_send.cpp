@@ -43,6 +43,7 @@ void check_reply_to(const std::string& queue, const std::string& reply_to) {
 
 int64_t send(const SendDoc& doc, Oid caller) {
     if (doc.reply_to) check_reply_to(doc.queue, *doc.reply_to);
+    if (doc.requeue_finished) check_requeue_target(doc.queue);
     const std::vector<DocRef> waits_on = doc.depends_on.empty()
                                              ? std::vector<DocRef>()
                                              : unfinished_dependencies(doc.depends_on, caller);
@@ -50,9 +51,15 @@ int64_t send(const SendDoc& doc, Oid caller) {
     // A waiting document is planned for 'infinity': never promoted, never
     // picked, until its last dependency is completed.
     const TimestampTz next_iteration = waits_on.empty() ? doc.next_iteration : DT_NOEND;
-    const int64_t n = push_one(
-        doc.queue, doc.subject, doc.version, doc.priority, next_iteration, doc.payload,
-        doc.payload_null, doc.expires_at ? Expiry::given(doc.expires_at) : Expiry::queue_default());
+    const Expiry expiry = doc.expires_at ? Expiry::given(doc.expires_at) : Expiry::queue_default();
+    int64_t n = push_one(doc.queue, doc.subject, doc.version, doc.priority, next_iteration,
+                         doc.payload, doc.payload_null, expiry);
+    if (n == 0 && doc.requeue_finished) {
+        // The subject exists: a requeue would change it, which takes pick.
+        require_change(doc.queue, doc.subject, caller, "doc_send with if_finished => 'requeue'");
+        n = requeue_finished(doc.queue, doc.subject, doc.version, doc.priority, next_iteration,
+                             doc.payload, doc.payload_null, expiry);
+    }
     if (n > 0 && !waits_on.empty())
         record_wait(doc.queue, doc.subject, doc.next_iteration, waits_on);
     if (n > 0 && doc.reply_to) {

@@ -25,10 +25,15 @@ struct SendDoc {
     std::optional<TimestampTz> expires_at;
     std::vector<DocRef> depends_on;
     std::optional<std::string> reply_to;
+    // if_finished => 'requeue': a completed or killed document of that
+    // subject runs again (ops/documents/doc_push.hpp's requeue_finished);
+    // else ('skip') it is left alone, as doc_push leaves it.
+    bool requeue_finished = false;
 };
 
 // Sends one document; returns what doc_push returns (1 queued, 0 when the
-// subject exists; into a topic, the copies queued). `caller` is the role
+// subject exists; into a topic, the copies queued), and 1 for a finished
+// document requeued. `caller` is the role
 // that called doc_send (its rights on the queues of depends_on and
 // reply_to are checked). Needs SPI, inside the queue's push scope
 // (ops/queues/queue_access.hpp).

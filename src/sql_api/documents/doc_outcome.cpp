@@ -148,6 +148,19 @@ Datum doc_retry(FunctionCallInfo fcinfo) {
     return affected(n);
 }
 
+// doc_cancel(queue, subject, reason): a planned, pending or waiting document
+// killed at once; the same privilege as doc_kill (pick).
+Datum doc_cancel(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    std::string subject = arg_text(fcinfo, 1, "subject");
+    const std::optional<std::string> reason = arg_text_or_null(fcinfo, 2);
+    spi_connect();
+    int64_t n = 0;
+    with_queue_privilege(queue, QueuePrivilege::kPick, [&] { n = cancel(queue, subject, reason); });
+    spi_finish();
+    return affected(n);
+}
+
 // doc_retry_many(queue [, subject_pattern]): every killed document, or those
 // whose subject is LIKE the pattern, back to pending (redrive).
 Datum doc_retry_many(FunctionCallInfo fcinfo) {
@@ -166,6 +179,7 @@ Datum doc_retry_many(FunctionCallInfo fcinfo) {
 
 FETCHQ_SQL_FUNCTION(fetchq_doc_complete, fetchq::sql_api::doc_complete)
 FETCHQ_SQL_FUNCTION(fetchq_doc_kill, fetchq::sql_api::doc_kill)
+FETCHQ_SQL_FUNCTION(fetchq_doc_cancel, fetchq::sql_api::doc_cancel)
 FETCHQ_SQL_FUNCTION(fetchq_doc_complete_many, fetchq::sql_api::doc_complete_many)
 FETCHQ_SQL_FUNCTION(fetchq_doc_drop, fetchq::sql_api::doc_drop)
 FETCHQ_SQL_FUNCTION(fetchq_doc_reschedule, fetchq::sql_api::doc_reschedule)

@@ -75,6 +75,13 @@ CREATE FUNCTION fetchq.doc_extend(queue VARCHAR, subject VARCHAR, duration VARCH
     attempts INTEGER DEFAULT NULL, OUT affected_rows INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_doc_extend' LANGUAGE C VOLATILE;
 
+-- fetchq: a planned, pending or waiting document killed at once (pick on a
+-- queue with grants, as doc_kill), with a log row; 0 when it is active,
+-- finished or missing. The documents waiting on it are killed with it.
+CREATE FUNCTION fetchq.doc_cancel(queue VARCHAR, subject VARCHAR, reason TEXT DEFAULT NULL,
+    OUT affected_rows INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_doc_cancel' LANGUAGE C VOLATILE;
+
 -- fetchq: a killed document back to pending (or planned at next_iteration),
 -- attempts 0; doc_retry_many puts back every killed one, or those whose
 -- subject is LIKE the pattern (redrive).

@@ -72,8 +72,20 @@ std::vector<DocRef> arg_refs(FunctionCallInfo fcinfo, int i) {
     return refs;
 }
 
+// if_finished: 'skip' (a finished document is left alone) or 'requeue'.
+bool arg_requeue(FunctionCallInfo fcinfo, int i) {
+    const std::string value = arg_text(fcinfo, i, "if_finished");
+    if (value == "skip") return false;
+    if (value == "requeue") return true;
+    throw core::Error(core::sqlstate::kInvalidParameterValue,
+                      "invalid value for argument if_finished: " + core::echo(value),
+                      "if_finished says what happens to a completed or killed document of the "
+                      "same subject.",
+                      "Use 'skip' (leave it, as doc_push does) or 'requeue' (run it again).");
+}
+
 // doc_send(queue, subject, payload, version, priority, next_iteration,
-// expires_at, depends_on, reply_to)
+// expires_at, depends_on, reply_to, if_finished)
 Datum doc_send(FunctionCallInfo fcinfo) {
     SendDoc doc;
     doc.queue = arg_queue(fcinfo, 0);
@@ -85,6 +97,7 @@ Datum doc_send(FunctionCallInfo fcinfo) {
     if (!arg_is_null(fcinfo, 6)) doc.expires_at = PG_GETARG_TIMESTAMPTZ(6);
     doc.depends_on = arg_refs(fcinfo, 7);
     if (!arg_is_null(fcinfo, 8)) doc.reply_to = arg_queue(fcinfo, 8, "reply_to");
+    doc.requeue_finished = arg_requeue(fcinfo, 9);
     const Oid caller = pg_call([] { return GetUserId(); });
     spi_connect();
     int64_t n = 0;

@@ -19,7 +19,18 @@ RETURNS TABLE (queue VARCHAR, planned BIGINT, pending BIGINT, active BIGINT,
     exp BIGINT, rtn BIGINT)
 AS 'MODULE_PATHNAME', 'fetchq_stats_all' LANGUAGE C VOLATILE ROWS 10;
 
--- One row per queue whose documents the current role may read.
-CREATE VIEW fetchq.stats AS SELECT * FROM fetchq.stats_all();
+-- One row per queue whose documents the current role may read, and, after
+-- stats_all()'s columns, what kind of queue it is: is_dead_letter_queue (the
+-- dead-letter queue of at least one queue: queue_set_dead_letter) and
+-- is_subscription (fed by a route from a topic: fetchq.subscriptions). Their
+-- ready documents wait for a person or a subscriber that may never come, so
+-- a backlog alert leaves them out (docs/operations.md).
+CREATE VIEW fetchq.stats AS
+SELECT s.*,
+       EXISTS (SELECT 1 FROM fetchq.queues AS k WHERE k.dead_letter_queue = s.queue)
+           AS is_dead_letter_queue,
+       EXISTS (SELECT 1 FROM fetchq.subscriptions AS r WHERE r.queue = s.queue)
+           AS is_subscription
+FROM fetchq.stats_all() AS s;
 -- stats_all() shows each caller the queues it may read.
 GRANT SELECT ON fetchq.stats TO PUBLIC;
