@@ -27,6 +27,9 @@
 #                           queue_grant next to the queue's owner (bench/privileges.py,
 #                           ~2 min): writes the "Per-queue privileges" block of
 #                           docs/benchmarks.md
+#   bench/run.sh --schedules  periodic schedules: how late ticks are pushed, and the
+#                           scheduler's idle CPU with 1,000 schedules next to none
+#                           (bench/schedules.py, ~3 min): the "Periodic schedules" block
 #   bench/run.sh --streams  stream appends and read + commit cycles next to the floor
 #                           and PgQ's insert_event (bench/streams.py, ~10 min): writes
 #                           the "Streams" block of docs/benchmarks.md (--only TEXT: the
@@ -72,6 +75,7 @@ for arg in "$@"; do
     --privileges) mode=privileges ;;
     --depends) mode=depends ;;
     --streams) mode=streams ;;
+    --schedules) mode=schedules ;;
     --memory) mode=memory ;;
     --held-horizon) mode=held_horizon ;;
     --fsync) fsync=on ;;
@@ -178,7 +182,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -226,7 +230,7 @@ say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
 # The benchmarks of one feature: each writes its block of docs/benchmarks.md.
 case "$mode" in
-pick_wait | streams | privileges | depends | topics | memory | held_horizon)
+pick_wait | streams | privileges | depends | topics | memory | held_horizon | schedules)
     python3 "bench/$mode.py" --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pgmq_args[@]}" "${pass[@]}"
     exit
@@ -246,7 +250,7 @@ full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
 if [ "$mode" = smoke ]; then
-    for script in topics pick_wait privileges depends streams memory; do
+    for script in topics pick_wait privileges depends streams memory schedules; do
         python3 "bench/$script.py" --smoke || die "the $script smoke run failed"
     done
     python3 bench/held_horizon.py --smoke "${pgmq_args[@]}" || die "the held_horizon smoke run failed"

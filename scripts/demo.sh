@@ -151,7 +151,17 @@ SELECT key FROM fetchq.stream_claim('payments', 'ledger', max_keys => 2);
 SELECT * FROM fetchq.stream_read('payments', 'ledger', 'customer-7');
 SELECT fetchq.stream_commit('payments', 'ledger', 'customer-7', 1) AS committed;
 SELECT stream, group_name, lag FROM fetchq.stream_lag;
-SQL
+
+\echo
+\echo '-- Periodic schedules: the scheduler pushes a document at each tick (a cron'
+\echo '-- expression or an interval), its subject made from the tick; a worker picks them.'
+SELECT * FROM fetchq.queue_create('reports');
+SELECT fetchq.schedule_create(name => 'refresh', queue => 'reports', every => '2 seconds',
+                              subject => 'refresh-{tick}') AS first_tick;
+SELECT pg_sleep(4.5);
+SELECT subject, next_iteration FROM fetchq.doc_pick('reports', 0, 10, '1 minute') ORDER BY subject;
+SELECT name, every, next_at, last_subject FROM fetchq.schedules;
+SELECT fetchq.schedule_drop('refresh');
 
 cat <<EOF
 

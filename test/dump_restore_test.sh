@@ -12,7 +12,7 @@
 # - then the API on the copy (push, pick, complete, routes, grants, stream
 #   append/read/commit, a waiting document's release, a request's reply)
 #   and its scheduler (a planned document is promoted, the metric log is
-#   folded).
+#   folded, a restored schedule's tick is pushed).
 # One restore has the copy's scheduler off until it is done (ALTER DATABASE
 # ... SET fetchq.enabled = off, what docs/operations.md recommends); another
 # runs while the scheduler is on, from a dump whose jobs and a planned
@@ -129,6 +129,10 @@ SELECT fetchq.stream_append('orders', 'k2', jsonb_build_object('n', i)) FROM gen
 SELECT fetchq.stream_group_create('orders', 'audit');
 SELECT fetchq.stream_commit('orders', 'billing', 'k1', 2);
 SELECT fetchq.stream_set_max_age('orders', '30 days');
+
+-- A periodic schedule, its first tick an hour away.
+SELECT fetchq.queue_create('sched_q');
+SELECT fetchq.schedule_create('hourly', 'sched_q', '1 hour', 'h-{tick}');
 SQL
 
 check "documents in every status in the source" \
@@ -294,6 +298,11 @@ wait_for "the copy's scheduler promotes a planned document" 20 \
     "SELECT status FROM fetchq_data.work__docs WHERE subject = 'soon'" 1
 wait_for "the copy's scheduler folds the restored metric log" 20 \
     "SELECT count(*) || '/' || (fetchq.metric_get_total('logged')).current_value FROM fetchq.metrics_writes" 0/7
+q "UPDATE fetchq.periodic_schedules SET next_at = date_trunc('second', now()) - interval '1 second'
+   WHERE name = 'hourly'" >/dev/null
+wait_for "the copy's scheduler pushes the tick of a restored schedule" 20 \
+    "SELECT count(*) || '/' || (SELECT ticks_pushed FROM fetchq.schedules WHERE name = 'hourly')
+     FROM fetchq_data.sched_q__docs" 1/1
 
 # --- a restore while the copy's scheduler runs ----------------------------------
 # A dump taken a while ago: its snapshot jobs and a planned document are due.

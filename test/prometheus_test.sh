@@ -68,6 +68,22 @@ until [ "$(q "SELECT exp FROM fetchq.stats('prom_q')")" = 1 ]; do
     sleep 0.1
 done
 
+# Two schedules that missed their last three hourly ticks: 'all' pushes the
+# three, 'none' the latest and skips two.
+q "SELECT fetchq.queue_create('prom_sq');
+   SELECT fetchq.schedule_create('prom_all', 'prom_sq', '1 hour', 'pa', catch_up => 'all');
+   SELECT fetchq.schedule_create('prom_none', 'prom_sq', '1 hour', 'pn');
+   UPDATE fetchq.periodic_schedules SET next_at = date_trunc('hour', now()) - interval '2 hours'
+   WHERE name IN ('prom_all', 'prom_none')" >/dev/null
+deadline=$((SECONDS + 30))
+until [ "$(q "SELECT string_agg(ticks_pushed::text, ',' ORDER BY name) FROM fetchq.schedules")" = "3,1" ]; do
+    if [ $SECONDS -ge $deadline ]; then
+        fail "the scheduler did not push the missed ticks within 30 s"
+        break
+    fi
+    sleep 0.1
+done
+
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 log=$(mktemp /tmp/fetchq-prometheus.XXXXXX)
 scrape=$log.metrics
@@ -170,6 +186,16 @@ done
 expect fetchq_worker_errors_total 'task="promote"' 0
 expect fetchq_worker_failing 'task="promote"' 0
 expect fetchq_stream_lag 'group_name="g"' 2
+expect fetchq_schedule_ticks_total 'schedule="prom_all"' 3
+expect fetchq_schedule_ticks_skipped_total 'schedule="prom_all"' 0
+expect fetchq_schedule_ticks_total 'schedule="prom_none"' 1
+expect fetchq_schedule_ticks_skipped_total 'schedule="prom_none"' 2
+expect fetchq_schedule_overdue_seconds 'schedule="prom_none"' 0
+expect fetchq_schedule_paused 'schedule="prom_none"' 0
+tick_age=$(value fetchq_schedule_last_tick_age_seconds 'schedule="prom_all"')
+awk -v a="$tick_age" 'BEGIN { exit !(a >= 0 && a <= 3600) }' &&
+    echo "ok: fetchq_schedule_last_tick_age_seconds $tick_age" ||
+    fail "fetchq_schedule_last_tick_age_seconds: got $tick_age"
 age=$(value fetchq_stream_oldest_unread_age_seconds 'group_name="g"')
 awk -v a="$age" 'BEGIN { exit !(a > 0 && a < 600) }' && echo "ok: fetchq_stream_oldest_unread_age_seconds $age" ||
     fail "fetchq_stream_oldest_unread_age_seconds: got $age"

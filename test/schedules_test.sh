@@ -23,6 +23,8 @@ as_role() {
 }
 roles="sc_app sc_other"
 cleanup() {
+    psql -X -q -d "$db" -c "ALTER SYSTEM RESET fetchq.naptime" -c "ALTER SYSTEM RESET fetchq.enabled" \
+        -c "SELECT pg_reload_conf()" >/dev/null 2>&1 || true
     for r in $roles; do
         psql -X -q -d "$db" -c "DROP OWNED BY $r CASCADE" >/dev/null 2>&1 || true
         psql -X -q -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1 || true
@@ -62,6 +64,19 @@ check "a cron schedule's first tick is the next minute (UTC)" \
 check "a duplicate name" "$(err "SELECT fetchq.schedule_create('s_cron', 'sq', '@daily', 'x')")" \
     '42710 schedule "s_cron" already exists'
 q "SELECT fetchq.schedule_drop('s_cron')" >/dev/null
+
+echo "# the scheduler wakes for each tick, however long its naptime"
+q "ALTER SYSTEM SET fetchq.naptime = '10min'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+wait_applied fetchq.naptime 600000
+q "SELECT fetchq.queue_create('sq_wake');
+   SELECT fetchq.schedule_create('wake', 'sq_wake', '1 second', 'w')" >/dev/null
+wait_for "three ticks pushed, though rounds may be 10 minutes apart" 30 \
+    "SELECT count(*) >= 3 FROM fetchq_data.sq_wake__docs" t
+q "SELECT fetchq.schedule_drop('wake')" >/dev/null
+q "ALTER SYSTEM RESET fetchq.naptime" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+wait_applied fetchq.naptime 10000
 
 echo "# an interval schedule pushes a document per tick"
 q "SELECT fetchq.schedule_create('clock', 'sq_clock', '1 second', 'tick', '{\"k\": 1}', priority => 3)" >/dev/null
@@ -138,6 +153,33 @@ ticked clock
 ticked clock
 check "a schedule whose owner lost push pushes nothing" "$(docs sq_app)" "$n"
 check "the queue's owner may pause it" "$(as_role sc_app "SELECT fetchq.schedule_pause('s_other')")" t
+
+echo "# each tick once, across a scheduler restart and fetchq.enabled off and on"
+q "SELECT fetchq.queue_create('sq_once');
+   SELECT fetchq.schedule_create('once', 'sq_once', '1 second', 'o-{tick}', catch_up => 'all')" >/dev/null
+wait_for "the schedule ticks" 30 "SELECT count(*) >= 2 FROM fetchq_data.sq_once__docs" t
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+   WHERE backend_type = 'fetchq scheduler' AND datname = current_database()" >/dev/null
+stopped=$(q "SELECT count(*) FROM fetchq_data.sq_once__docs")
+wait_for "the launcher starts the scheduler again, which pushes the ticks missed" 90 \
+    "SELECT count(*) > $stopped + 2 FROM fetchq_data.sq_once__docs" t
+q "ALTER SYSTEM SET fetchq.enabled = off" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+wait_applied fetchq.enabled off
+off_at=$(q "SELECT now()")
+wait_for "three ticks pass while it is off" 30 "SELECT now() > '$off_at'::timestamptz + interval '3 seconds'" t
+q "ALTER SYSTEM RESET fetchq.enabled" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+wait_for "on again, it pushes the ticks of the pause" 30 \
+    "SELECT max(next_iteration) > '$off_at'::timestamptz + interval '3 seconds' FROM fetchq_data.sq_once__docs" t
+check "ticks_pushed counts the documents, in the same snapshot" \
+    "$(q "SELECT (SELECT ticks_pushed FROM fetchq.schedules WHERE name = 'once')
+               = (SELECT count(*) FROM fetchq_data.sq_once__docs)")" t
+q "SELECT fetchq.schedule_drop('once')" >/dev/null
+check "every tick from the first to the last, each once" \
+    "$(q "SELECT count(*) = extract(epoch FROM max(next_iteration) - min(next_iteration)) + 1
+                 AND count(DISTINCT next_iteration) = count(*)
+          FROM fetchq_data.sq_once__docs")" t
 
 echo "# a schedule goes with its queue"
 q "SELECT fetchq.queue_drop('sq_app')" >/dev/null

@@ -26,6 +26,10 @@ CREATE TABLE fetchq.periodic_schedules (
     paused BOOLEAN NOT NULL DEFAULT false,
     owner REGROLE NOT NULL,
     created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.now(),
+    -- Ticks pushed (a tick whose subject existed counted too), and ticks
+    -- missed that catch_up skipped.
+    ticks_pushed BIGINT NOT NULL DEFAULT 0,
+    ticks_skipped BIGINT NOT NULL DEFAULT 0,
     CHECK ((cron IS NULL) <> (every IS NULL))
 );
 CREATE INDEX periodic_schedules_next_at_idx ON fetchq.periodic_schedules (next_at)

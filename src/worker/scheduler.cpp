@@ -592,11 +592,16 @@ TimestampTz run_schedules(TimestampTz start) {
         const std::string what = "schedule \"" + s.name + "\"";
         if (waiting(s.queue, what, start)) continue;
         std::string failed;
+        TimestampTz after = DT_NOEND;
         if (!in_spi_transaction(
-                InvalidOid, [&] { ops::run_schedule(s.id, GetCurrentTimestamp()); }, &failed))
+                InvalidOid, [&] { ops::run_schedule(s.id, GetCurrentTimestamp(), &after); },
+                &failed)) {
             log_failure(s.queue, what, failed);
-        else if (!failure_log().empty())
-            log_recovery(s.queue, what);
+            continue;
+        }
+        if (!failure_log().empty()) log_recovery(s.queue, what);
+        // Its next tick: the scheduler wakes for it.
+        if (after < next) next = after;
     }
     // More were due than one round takes: the next round comes at once.
     if (due.size() == static_cast<std::size_t>(kSchedulesPerRound)) next = start;

@@ -67,14 +67,19 @@ std::optional<Row> read_row(int32_t id, TimestampTz now) {
 
 // The ticks to push now: with catch_up 'none' the latest due one, with 'all'
 // the latest kMaxCatchUpTicks due ones, oldest first. Sets *next to the
-// first tick after them.
-std::deque<TimestampTz> ticks_to_push(const Row& r, TimestampTz now, TimestampTz* next) {
+// first tick after them and *skipped to the due ones left out.
+std::deque<TimestampTz> ticks_to_push(const Row& r, TimestampTz now, TimestampTz* next,
+                                      int64_t* skipped) {
     const std::size_t keep = r.catch_up == "all" ? kMaxCatchUpTicks : 1;
     std::deque<TimestampTz> ticks;
+    *skipped = 0;
     TimestampTz t = r.next_at;
     while (t <= now) {
         ticks.push_back(t);
-        if (ticks.size() > keep) ticks.pop_front();
+        if (ticks.size() > keep) {
+            ticks.pop_front();
+            ++*skipped;
+        }
         t = next_tick(r.every, t);
     }
     *next = t;
@@ -110,17 +115,28 @@ int64_t push_tick(const Row& r, TimestampTz tick) {
     return n;
 }
 
-void move_next(int32_t id, TimestampTz next, TimestampTz last, const std::string& subject) {
-    SPIPlanPtr plan =
-        cached_plan("", "schedule_moved",
-                    [] {
-                        return std::string(
-                            "UPDATE fetchq.periodic_schedules SET next_at = $2, last_at = $3,"
-                            " last_subject = $4 WHERE id = $1");
-                    },
-                    {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID});
-    Datum values[4] = {Int32GetDatum(id), TimestampTzGetDatum(next), TimestampTzGetDatum(last),
-                       to_text(subject)};
+// The schedule after its ticks: the next one, the last pushed, the counts.
+struct Moved {
+    TimestampTz next = 0;
+    TimestampTz last = 0;
+    std::string subject;
+    int64_t pushed = 0;
+    int64_t skipped = 0;
+};
+
+void move_next(int32_t id, const Moved& m) {
+    SPIPlanPtr plan = cached_plan(
+        "", "schedule_moved",
+        [] {
+            return std::string(
+                "UPDATE fetchq.periodic_schedules SET next_at = $2, last_at = $3,"
+                " last_subject = $4,"
+                " ticks_pushed = ticks_pushed OPERATOR(pg_catalog.+) $5,"
+                " ticks_skipped = ticks_skipped OPERATOR(pg_catalog.+) $6 WHERE id = $1");
+        },
+        {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, INT8OID, INT8OID});
+    Datum values[6] = {Int32GetDatum(id),  TimestampTzGetDatum(m.next), TimestampTzGetDatum(m.last),
+                       to_text(m.subject), Int64GetDatum(m.pushed),     Int64GetDatum(m.skipped)};
     as_catalog_owner([&] { spi_execute(plan, values, nullptr, false); });
 }
 
@@ -155,18 +171,23 @@ std::vector<DueSchedule> due_schedules(TimestampTz now, int32_t limit, Timestamp
     return due;
 }
 
-int64_t run_schedule(int32_t id, TimestampTz now) {
+int64_t run_schedule(int32_t id, TimestampTz now, TimestampTz* next) {
+    *next = DT_NOEND;
     const std::optional<Row> row = read_row(id, now);
     if (!row) return 0;
     require_owner_push(*row);
-    TimestampTz next = 0;
-    const std::deque<TimestampTz> ticks = ticks_to_push(*row, now, &next);
-    int64_t pushed = 0;
+    Moved m;
+    const std::deque<TimestampTz> ticks = ticks_to_push(*row, now, &m.next, &m.skipped);
+    int64_t queued = 0;
     as_user(row->owner, [&] {
-        for (TimestampTz tick : ticks) pushed += push_tick(*row, tick);
+        for (TimestampTz tick : ticks) queued += push_tick(*row, tick);
     });
-    move_next(id, next, ticks.back(), tick_subject(row->subject, ticks.back()));
-    return pushed;
+    m.last = ticks.back();
+    m.subject = tick_subject(row->subject, m.last);
+    m.pushed = static_cast<int64_t>(ticks.size());
+    move_next(id, m);
+    *next = m.next;
+    return queued;
 }
 
 }  // namespace fetchq::ops

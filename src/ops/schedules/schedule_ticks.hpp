@@ -28,11 +28,12 @@ struct DueSchedule {
 // (DT_NOEND: none).
 std::vector<DueSchedule> due_schedules(TimestampTz now, int32_t limit, TimestampTz* next);
 
-// Pushes the schedule's due ticks as its owner and moves its next tick;
-// returns the documents pushed (a tick whose subject exists counts 0).
-// Raises 42501 when its owner may no longer push into the queue (nothing is
-// pushed and the tick stays due). Does nothing for a schedule paused,
-// dropped or not due any more.
-int64_t run_schedule(int32_t id, TimestampTz now);
+// Pushes the schedule's due ticks as its owner and moves its next tick,
+// which it sets in *next (DT_NOEND when it did nothing); returns the
+// documents pushed (a tick whose subject exists counts 0). Raises 42501
+// when its owner may no longer push into the queue (nothing is pushed and
+// the tick stays due). Does nothing for a schedule paused, dropped or not
+// due any more.
+int64_t run_schedule(int32_t id, TimestampTz now, TimestampTz* next);
 
 }  // namespace fetchq::ops

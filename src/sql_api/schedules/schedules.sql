@@ -27,7 +27,7 @@ AS 'MODULE_PATHNAME', 'fetchq_schedule_resume' LANGUAGE C VOLATILE;
 -- The schedules of the queues the caller may read, and its own.
 CREATE VIEW fetchq.schedules WITH (security_barrier) AS
 SELECT s.name, s.queue, COALESCE(s.cron, s.every::pg_catalog.text) AS every, s.timezone,
-       s.next_at, s.last_at, s.last_subject, s.paused, s.owner
+       s.next_at, s.last_at, s.last_subject, s.paused, s.owner, s.ticks_pushed, s.ticks_skipped
 FROM fetchq.periodic_schedules AS s
 WHERE pg_catalog.pg_has_role(s.owner::pg_catalog.oid, 'USAGE')
    OR fetchq.queue_has_privilege(s.queue, 'read');
