@@ -8,7 +8,9 @@
 # - once the primary fails (an immediate stop) and the standby is promoted, a
 #   scheduler serves every database with the extension within seconds,
 #   promotes the planned document when it is due, and releases a document
-#   picked session-bound by a session of the old primary.
+#   picked session-bound by a session of the old primary;
+# - a schedule of every second goes on after the failover, each tick from
+#   the first to the last pushed once (by either server).
 # Uses PATH's pg_config for the binaries (scripts/test.sh puts its private
 # install first); $1 (the runner's database) is not used.
 set -euo pipefail
@@ -101,6 +103,12 @@ check "no fetchq process on the standby while in recovery" "$(tr ' ' '\n' <<<"$s
 check "worker_status() is empty on the standby" \
     "$(qs sb_one 'SELECT count(*) FROM fetchq.worker_status()')" 0
 
+# A schedule of every second on the primary (catch_up 'all'), ticking.
+qp sb_one "SELECT fetchq.queue_create('ticks');
+           SELECT fetchq.schedule_create('every_second', 'ticks', '1 second', 't', catch_up => 'all')" >/dev/null
+on_primary wait_for_in "the primary's schedule ticks" 30 sb_one \
+    "SELECT count(*) >= 2 FROM fetchq_data.ticks__docs" t
+
 # A document planned a few seconds ahead (from here to the promotion takes
 # about 2 s), in both databases; the standby must have replayed the push.
 for d in sb_one sb_two; do
@@ -161,6 +169,13 @@ for d in sb_one sb_two; do
     on_standby wait_for_in "$d: worker_status shows the promote task ran" 5 "$d" \
         "SELECT rows_total > 0 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'promote'" t
 done
+before=$(qs sb_one "SELECT count(*) FROM fetchq_data.ticks__docs")
+on_standby wait_for_in "the promoted server's scheduler goes on with the schedule" 30 sb_one \
+    "SELECT count(*) > $before + 2 FROM fetchq_data.ticks__docs" t
+check "every tick from the first to the last, each once, across the failover" \
+    "$(qs sb_one "SELECT count(*) = extract(epoch FROM max(next_iteration) - min(next_iteration)) + 1
+                         AND count(DISTINCT next_iteration) = count(*)
+                  FROM fetchq_data.ticks__docs")" t
 check "the promoted server is writable through fetchq" \
     "$(qs sb_one "SELECT fetchq.doc_push('sq', 'after', '{}')")" 1
 check "log: the launcher started after the promotion" \
