@@ -162,6 +162,7 @@ SELECT pg_sleep(4.5);
 SELECT subject, next_iteration FROM fetchq.doc_pick('reports', 0, 10, '1 minute') ORDER BY subject;
 SELECT name, every, next_at, last_subject FROM fetchq.schedules;
 SELECT fetchq.schedule_drop('refresh');
+SQL
 
 cat <<EOF
 
