@@ -8,7 +8,8 @@
 # the owner); the schedules go with their queue. "Nothing was pushed" is
 # checked after another schedule was seen ticking meanwhile, never after a
 # fixed sleep.
-# Env: PGHOST PGPORT PGUSER (a superuser); $1: a database with the extension.
+# Env: PGHOST (the cluster's directory, which holds server.log) PGPORT PGUSER
+# (a superuser); $1: a database with the extension.
 set -euo pipefail
 db=$1
 source "$(dirname "$0")/lib/checks.sh"
@@ -115,6 +116,26 @@ check "... the latest one" \
 check "both go on at the next hour" \
     "$(q "SELECT bool_and(next_at = date_trunc('hour', now()) + interval '1 hour') FROM fetchq.schedules WHERE name IN ('s_none', 's_all')")" t
 
+echo "# a cron schedule 150 days behind: its 216,000 missed minutes walked over several rounds, each counted"
+q "SELECT fetchq.queue_create('sq_cron_none'); SELECT fetchq.queue_create('sq_cron_all');
+   SELECT fetchq.schedule_create('s_cron_none', 'sq_cron_none', '* * * * *', 'm', timezone => 'UTC');
+   SELECT fetchq.schedule_create('s_cron_all', 'sq_cron_all', '* * * * *', 'm', catch_up => 'all', timezone => 'UTC');
+   UPDATE fetchq.periodic_schedules SET next_at = date_trunc('minute', now()) - interval '150 days'
+   WHERE name IN ('s_cron_none', 's_cron_all')" >/dev/null
+behind=$(q "SELECT date_trunc('minute', now()) - interval '150 days'")
+wait_for "'none' pushes one document" 60 "SELECT count(*) FROM fetchq_data.sq_cron_none__docs" 1
+wait_for "'all' pushes the latest 1,000" 60 "SELECT count(*) FROM fetchq_data.sq_cron_all__docs" 1000
+check "'none' pushed its latest tick and counts every earlier one as skipped" \
+    "$(q "SELECT d.next_iteration = s.last_at AND s.next_at = s.last_at + interval '1 minute'
+          AND s.ticks_skipped = extract(epoch FROM s.last_at - '$behind'::timestamptz) / 60
+          FROM fetchq_data.sq_cron_none__docs d, fetchq.periodic_schedules s WHERE s.name = 's_cron_none'")" t
+check "'all' pushed the 1,000 latest, one a minute, and counts the others as skipped" \
+    "$(q "SELECT max(d.next_iteration) = s.last_at AND min(d.next_iteration) = s.last_at - interval '999 minutes'
+          AND s.ticks_skipped + s.ticks_pushed = extract(epoch FROM s.last_at - '$behind'::timestamptz) / 60 + 1
+          FROM fetchq_data.sq_cron_all__docs d, fetchq.periodic_schedules s WHERE s.name = 's_cron_all'
+          GROUP BY s.last_at, s.ticks_skipped, s.ticks_pushed")" t
+q "SELECT fetchq.schedule_drop('s_cron_none'); SELECT fetchq.schedule_drop('s_cron_all')" >/dev/null
+
 echo "# rights"
 q "CREATE ROLE sc_app LOGIN; CREATE ROLE sc_other LOGIN;
    GRANT USAGE ON SCHEMA fetchq, fetchq_data TO sc_app, sc_other;
@@ -152,7 +173,19 @@ n=$(docs sq_app)
 ticked clock
 ticked clock
 check "a schedule whose owner lost push pushes nothing" "$(docs sq_app)" "$n"
+# The scheduler says so at WARNING (once a minute), naming schedule and queue.
+warning="WARNING:  fetchq: schedule \"s_other\" in database \"$db\" failed: schedule \"s_other\" pushes nothing: its owner may no longer push into queue \"sq_app\""
+deadline=$((SECONDS + 30))
+until grep -qF "$warning" "$PGHOST/server.log" || [ $SECONDS -ge $deadline ]; do sleep 0.2; done
+check "the server log warns that it pushes nothing" "$(grep -qF "$warning" "$PGHOST/server.log" && echo yes)" yes
+status() { q "SELECT $1 FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'schedules'"; }
+check "worker_status: task schedules fails now, quoting the schedule" \
+    "$(status "errors > 0 AND last_error LIKE '%schedule \"s_other\" pushes nothing%' AND recovered_at IS NULL")" t
+check "... counts the documents its ticks pushed and knows the next tick" \
+    "$(status "rows_total > 0 AND next_due IS NOT NULL")" t
 check "the queue's owner may pause it" "$(as_role sc_app "SELECT fetchq.schedule_pause('s_other')")" t
+wait_for "worker_status: paused, it fails no more (recovered_at set)" 30 \
+    "SELECT recovered_at > last_error_at FROM fetchq.worker_status() WHERE datname = current_database() AND task = 'schedules'" t
 
 echo "# each tick once, across a scheduler restart and fetchq.enabled off and on"
 q "SELECT fetchq.queue_create('sq_once');

@@ -573,10 +573,23 @@ void forget_dropped_queues(const std::vector<Queue>& queues) {
         it = it->queue.empty() || listed(it->queue) ? std::next(it) : g_failing.erase(it);
 }
 
+// A failing schedule stays due: one no longer due was paused or dropped, and
+// fails no more.
+void forget_schedules_not_due(const std::vector<ops::DueSchedule>& due) {
+    auto listed = [&](const FailingUnit& f) {
+        for (const ops::DueSchedule& s : due)
+            if (s.queue == f.queue && s.name == f.unit) return true;
+        return f.queue.empty();  // the list itself
+    };
+    for (auto it = g_failing.begin(); it != g_failing.end();)
+        it = it->task != kTaskSchedules || listed(*it) ? std::next(it) : g_failing.erase(it);
+}
+
 // Periodic schedules: each due one in a transaction of its own, its ticks
 // pushed as its owner and its next tick moved (ops/schedules/schedule_ticks.hpp).
-// One that fails (its owner lost the right to push) stays due, is logged once
-// a minute and waits as a failing queue does. Returns the earliest next tick.
+// One that fails (its owner lost the right to push) stays due, is logged at
+// WARNING once a minute and waits as a failing queue does; worker_status
+// shows it under task `schedules`. Returns the earliest next tick.
 constexpr int32_t kSchedulesPerRound = 100;
 TimestampTz run_schedules(TimestampTz start) {
     std::vector<ops::DueSchedule> due;
@@ -585,26 +598,40 @@ TimestampTz run_schedules(TimestampTz start) {
     if (!in_spi_transaction(
             InvalidOid, [&] { due = ops::due_schedules(start, kSchedulesPerRound, &next); },
             &error)) {
+        unit_failed(kTaskSchedules, {}, "list");
         log_failure(std::string(), "periodic schedules", error);
+        record(kTaskSchedules, 0, ms_since(start), &error, 0);
         return next;
     }
+    unit_succeeded(kTaskSchedules, {}, "list");
+    forget_schedules_not_due(due);
+    int64_t pushed = 0, errors = 0;
     for (const ops::DueSchedule& s : due) {
         const std::string what = "schedule \"" + s.name + "\"";
         if (waiting(s.queue, what, start)) continue;
         std::string failed;
         TimestampTz after = DT_NOEND;
+        int64_t queued = 0;
         if (!in_spi_transaction(
-                InvalidOid, [&] { ops::run_schedule(s.id, GetCurrentTimestamp(), &after); },
+                InvalidOid,
+                [&] { queued = ops::run_schedule(s.id, GetCurrentTimestamp(), &after); },
                 &failed)) {
-            log_failure(s.queue, what, failed);
+            unit_failed(kTaskSchedules, s.queue, s.name.c_str());
+            log_failure(s.queue, what, failed, true);
+            error = failed;
+            errors++;
             continue;
         }
+        unit_succeeded(kTaskSchedules, s.queue, s.name.c_str());
+        pushed += queued;
         if (!failure_log().empty()) log_recovery(s.queue, what);
         // Its next tick: the scheduler wakes for it.
         if (after < next) next = after;
     }
     // More were due than one round takes: the next round comes at once.
     if (due.size() == static_cast<std::size_t>(kSchedulesPerRound)) next = start;
+    record(kTaskSchedules, pushed, ms_since(start), errors > 0 ? &error : nullptr,
+           next == DT_NOEND ? 0 : next, errors);
     return next;
 }
 

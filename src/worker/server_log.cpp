@@ -23,21 +23,23 @@ FailureLog& failure_log() {
     return log;
 }
 
-void log_failure(const std::string& queue, const std::string& what, const std::string& error) {
+void log_failure(const std::string& queue, const std::string& what, const std::string& error,
+                 bool warning) {
     const FailureLog::Verdict v = failure_log().failed(queue, what, GetCurrentTimestamp());
+    const int level = warning ? WARNING : LOG;
     const char* w = what.c_str();
     const char* e = error.c_str();
     pg::pg_call([&] {
         if (!v.log) {
             ereport(DEBUG1, (errmsg("fetchq: %s in database \"%s\" failed: %s", w, g_database, e)));
         } else if (v.left_out == 0) {
-            ereport(LOG, (errmsg("fetchq: %s in database \"%s\" failed: %s", w, g_database, e)));
+            ereport(level, (errmsg("fetchq: %s in database \"%s\" failed: %s", w, g_database, e)));
         } else {
             const long n = static_cast<long>(v.left_out);
-            ereport(LOG, (errmsg("fetchq: %s in database \"%s\" failed: %s", w, g_database, e),
-                          errdetail_plural("%ld failure since %s was not logged.",
-                                           "%ld failures since %s were not logged.", n, n,
-                                           timestamptz_to_str(v.last_line))));
+            ereport(level, (errmsg("fetchq: %s in database \"%s\" failed: %s", w, g_database, e),
+                            errdetail_plural("%ld failure since %s was not logged.",
+                                             "%ld failures since %s were not logged.", n, n,
+                                             timestamptz_to_str(v.last_line))));
         }
     });
 }

@@ -15,8 +15,11 @@ const char* log_database();
 
 // Logs a failure of `what` (`maintenance of queue "q"`; its key, with
 // `queue`, empty when none): the first of a series and then one a minute at
-// LOG, with the count left out, the others at DEBUG1.
-void log_failure(const std::string& queue, const std::string& what, const std::string& error);
+// LOG (at WARNING when `warning`: a failure that needs a user's action, as a
+// schedule whose owner lost push), with the count left out, the others at
+// DEBUG1.
+void log_failure(const std::string& queue, const std::string& what, const std::string& error,
+                 bool warning = false);
 
 // Logs that `what` works again, if it was failing. Call it only when
 // failure_log() is not empty: the common case then builds no string.

@@ -65,9 +65,17 @@ std::optional<Row> read_row(int32_t id, TimestampTz now) {
     return r;
 }
 
+// A cron schedule's missed ticks are walked one by one (a few µs each); a
+// walk stops after this many, so that a unit stays well under
+// fetchq.task_timeout, and goes on in the next round.
+constexpr int64_t kMaxWalkedTicks = 100000;
+
 // The ticks to push now: with catch_up 'none' the latest due one, with 'all'
 // the latest kMaxCatchUpTicks due ones, oldest first. Sets *next to the
-// first tick after them and *skipped to the due ones left out.
+// first tick after them and *skipped to the due ones left out. A walk cut
+// short returns no tick, *next at the oldest tick it kept (still due, so the
+// next round comes at once and walks on from there) and *skipped at the
+// ticks before it.
 std::deque<TimestampTz> ticks_to_push(const Row& r, TimestampTz now, TimestampTz* next,
                                       int64_t* skipped) {
     const std::size_t keep = r.catch_up == "all" ? kMaxCatchUpTicks : 1;
@@ -86,14 +94,18 @@ std::deque<TimestampTz> ticks_to_push(const Row& r, TimestampTz now, TimestampTz
             t += left_out * every.time;
         }
     }
-    while (t <= now) {
-        ticks.push_back(t);
-        if (ticks.size() > keep) {
-            ticks.pop_front();
-            ++*skipped;
+    int64_t walked = 0;
+    for (; t <= now; ++walked) {
+        if (walked == kMaxWalkedTicks) {
+            *next = ticks.front();
+            *skipped += walked - static_cast<int64_t>(ticks.size());
+            return {};
         }
+        ticks.push_back(t);
+        if (ticks.size() > keep) ticks.pop_front();
         t = next_tick(r.every, t);
     }
+    *skipped += walked - static_cast<int64_t>(ticks.size());
     *next = t;
     return ticks;
 }
@@ -152,6 +164,20 @@ void move_next(int32_t id, const Moved& m) {
     as_catalog_owner([&] { spi_execute(plan, values, nullptr, false); });
 }
 
+// A walk cut short: the tick it goes on from and the ticks it skipped.
+void move_on(int32_t id, TimestampTz next, int64_t skipped) {
+    SPIPlanPtr plan = cached_plan(
+        "", "schedule_walked",
+        [] {
+            return std::string(
+                "UPDATE fetchq.periodic_schedules SET next_at = $2,"
+                " ticks_skipped = ticks_skipped OPERATOR(pg_catalog.+) $3 WHERE id = $1");
+        },
+        {INT4OID, TIMESTAMPTZOID, INT8OID});
+    Datum values[3] = {Int32GetDatum(id), TimestampTzGetDatum(next), Int64GetDatum(skipped)};
+    as_catalog_owner([&] { spi_execute(plan, values, nullptr, false); });
+}
+
 }  // namespace
 
 std::vector<DueSchedule> due_schedules(TimestampTz now, int32_t limit, TimestampTz* next) {
@@ -190,6 +216,11 @@ int64_t run_schedule(int32_t id, TimestampTz now, TimestampTz* next) {
     require_owner_push(*row);
     Moved m;
     const std::deque<TimestampTz> ticks = ticks_to_push(*row, now, &m.next, &m.skipped);
+    if (ticks.empty()) {  // a long walk, cut short: on in the next round
+        move_on(id, m.next, m.skipped);
+        *next = m.next;
+        return 0;
+    }
     int64_t queued = 0;
     as_user(row->owner, [&] {
         for (TimestampTz tick : ticks) queued += push_tick(*row, tick);

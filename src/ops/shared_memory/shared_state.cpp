@@ -82,6 +82,8 @@ const char* task_name(int task) {
             return "purge";
         case kTaskStreams:
             return "streams";
+        case kTaskSchedules:
+            return "schedules";
         default:
             return "unknown";
     }

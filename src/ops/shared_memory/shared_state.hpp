@@ -21,6 +21,7 @@ enum Task : int {
     kTaskVacuum,       // VACUUM of queue tables past fetchq.vacuum_threshold
     kTaskPurge,        // completed and killed documents past the queue's retention
     kTaskStreams,      // stream messages every group committed
+    kTaskSchedules,    // periodic schedules' ticks
     kTaskCount
 };
 const char* task_name(int task);
