@@ -10,8 +10,9 @@
 # - after it, the catalog is exactly a fresh install's (test/upgrade/catalog.sql
 #   diffed, per-queue tables included), every row the release had is
 #   unchanged, the API works, info() agrees with pg_extension, the waiting
-#   scheduler resumes and promotes a due document, and a temporary queue of
-#   the release is dropped.
+#   scheduler resumes and promotes a due document, a temporary queue of the
+#   release is dropped, and a schedule and a dependency made after the update
+#   work.
 # Then the scripts of released versions are checked to be the tags' own.
 # $1 (the runner's database) is not used.
 set -euo pipefail
@@ -308,6 +309,11 @@ check "complete after the update" "$(in_db up "SELECT * FROM fetchq.doc_complete
 check "fq_app picks from its queue after the update" \
     "$(in_db up "SET ROLE fq_app; SELECT subject FROM fetchq.doc_pick('q_app', 0, 1, '5m')")" a1
 check "a new function after the update" "$(in_db up "SELECT status FROM fetchq.doc_peek('q_states', 'new')")" 1
+check "a schedule after the update (table fetchq.periodic_schedules)" \
+    "$(in_db up "SELECT fetchq.queue_create('q_sched'); SELECT fetchq.schedule_create('every_second', 'q_sched', '1 second', 'tick') > now()" | tail -1)" t
+check "a document waiting on another after the update (tables fetchq.doc_waits, doc_dependencies)" \
+    "$(in_db up "SELECT fetchq.doc_send('q_states', 'after_new', depends_on => ARRAY[('q_states', 'new')::fetchq.doc_ref]);
+                 SELECT status FROM fetchq.doc_peek('q_states', 'after_new')" | tail -1)" 0
 if [ "$old" != 0.1.0 ]; then
     check "the old streams block became append and read on each stream" \
         "$(in_db up "SELECT stream || ' ' || role || ' ' || privileges::text || ' ' || grantor
@@ -324,6 +330,8 @@ psql -X -q -d postgres -c "ALTER DATABASE up RESET fetchq.enabled" \
     -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'up' AND application_name = 'fetchq scheduler'" >/dev/null
 wait_for "$old's temporary queue is dropped once its session is found gone" 30 \
     "SELECT count(*) FROM fetchq.queues WHERE name = 'q_tmp'" 0
+wait_for "the schedule made after the update ticks" 30 \
+    "SELECT count(*) > 0 FROM fetchq_data.q_sched__docs" t
 
 "$here/scripts/pg_cluster.sh" stop "$dir/cluster-$old" >/dev/null
 if grep -E 'terminated by signal|PANIC|TRAP' "$log"; then fail "the server log shows a crash"; else ok "no crash in the server log"; fi
