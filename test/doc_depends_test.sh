@@ -5,7 +5,10 @@
 # one. A missing or killed dependency is refused and nothing is sent. A kill
 # (doc_kill, a reject or an expired lock that used up the attempts) kills
 # the documents still waiting on it, transitively, in the same transaction,
-# each with a row in its own queue's log. doc_take takes a waiting document.
+# each with a row in its own queue's log; so does a dependency that leaves
+# without being completed (expired, dropped, its queue truncated or dropped),
+# and a waiting document that expires leaves no wait behind. doc_take takes a
+# waiting document.
 # The counters equal metric_compute's after every move. Naming a document
 # takes read on its queue; the release and the cascade write a dependent's
 # queue as that queue's owner, restricted (attacked below: a trigger on the
@@ -182,6 +185,47 @@ check "the dependent's log names the cause" \
     "$(q "SELECT message FROM fetchq_data.db__logs WHERE subject = 'x1'")" \
     'killed: it waited on document "x0" of queue "dx", killed'
 check "counters agree after the scheduler's cascade" "$(agree dx db)" agree
+
+echo "--- a dependency that leaves without being completed kills its dependents"
+q "SELECT fetchq.doc_send('da', 'e0', expires_at => now() + interval '2 seconds');
+   SELECT fetchq.doc_send('db', 'e1', depends_on => $(ref "da', 'e0"));
+   SELECT fetchq.doc_send('dc', 'e2', depends_on => $(ref "db', 'e1"), expires_at => now() + interval '1 day');
+   SELECT fetchq.doc_send('da', 'w0');
+   SELECT fetchq.doc_send('db', 'w1', depends_on => $(ref "da', 'w0"), expires_at => now() + interval '2 seconds')" >/dev/null
+wait_for "the scheduler expires a dependency, and kills its dependent" 40 \
+    "SELECT status FROM fetchq_data.db__docs WHERE subject = 'e1'" -1
+check "... and the dependent's log says it expired" \
+    "$(q "SELECT message FROM fetchq_data.db__logs WHERE subject = 'e1'")" \
+    'killed: it waited on document "e0" of queue "da", expired'
+check "... transitively" "$(status dc e2)" -1
+check "counters agree after the expiry's cascade" "$(agree da db dc)" agree
+wait_for "a waiting document expires" 40 "SELECT count(*) FROM fetchq_data.db__docs WHERE subject = 'w1'" 0
+check "... and its wait with it" "$(q "SELECT count(*) FROM fetchq.doc_waits WHERE subject = 'w1'")" 0
+check "its subject waits again when sent again" \
+    "$(q "SELECT fetchq.doc_send('db', 'w1', depends_on => $(ref "da', 'w0"))" >/dev/null; status db w1)" "0 waiting"
+q "SELECT fetchq.doc_send('da', 'p0'); SELECT fetchq.doc_send('db', 'p1', depends_on => $(ref "da', 'p0"));
+   SELECT count(*) FROM fetchq.doc_take('da', 'p0', '1m')" >/dev/null
+check "doc_drop of an active dependency" "$(q "SELECT fetchq.doc_drop('da', 'p0')")" 1
+check "... kills its dependent" "$(q "SELECT message FROM fetchq_data.db__logs WHERE subject = 'p1'")" \
+    'killed: it waited on document "p0" of queue "da", dropped'
+q "SELECT fetchq.queue_create('dgone'); SELECT fetchq.doc_send('dgone', 'g0');
+   SELECT fetchq.doc_send('db', 'g1', depends_on => $(ref "dgone', 'g0"))" >/dev/null
+check "dropping a queue waited on" "$(q "SELECT was_dropped FROM fetchq.queue_drop('dgone')")" t
+check "... kills the documents of other queues that waited on it" \
+    "$(status db g1) $(q "SELECT message FROM fetchq_data.db__logs WHERE subject = 'g1'")" \
+    '-1 killed: it waited on document "g0" of queue "dgone", dropped with its queue'
+q "SELECT fetchq.queue_create('dtrunc'); SELECT fetchq.doc_send('dtrunc', 'tr0'); SELECT fetchq.doc_send('da', 'tw');
+   SELECT fetchq.doc_send('db', 'tr1', depends_on => $(ref "dtrunc', 'tr0"));
+   SELECT fetchq.doc_send('dtrunc', 'tw1', depends_on => $(ref "da', 'tw"))" >/dev/null
+check "queue_truncate of a queue waited on" "$(q "SELECT fetchq.queue_truncate('dtrunc')")" t
+check "... kills the documents that waited on its documents" \
+    "$(status db tr1) $(q "SELECT message FROM fetchq_data.db__logs WHERE subject = 'tr1'")" \
+    '-1 killed: it waited on document "tr0" of queue "dtrunc", truncated with its queue'
+check "... and forgets the waits of its own documents" \
+    "$(q "SELECT count(*) FROM fetchq.doc_waits WHERE subject = 'tw1'")" 0
+check "counters agree after the drops" "$(agree da db)" agree
+check "no wait left of the documents gone" \
+    "$(q "SELECT count(*) FROM fetchq.doc_waits WHERE subject IN ('e1', 'e2', 'p1', 'g1')")" 0
 
 echo "--- doc_complete_many releases"
 q "SELECT fetchq.doc_send('da', 'm1'); SELECT fetchq.doc_send('da', 'm2');

@@ -13,6 +13,7 @@
 #include "core/backoff.hpp"
 #include "pg/guard.hpp"
 #include "ops/counters/counters.hpp"
+#include "ops/documents/doc_dependencies.hpp"
 #include "ops/queues/doc_status_sql.hpp"
 #include "ops/queues/queue_sql.hpp"
 #include "pg/extension_version.hpp"
@@ -348,7 +349,12 @@ std::string release_of(const std::string& queue) {
 void drop_temporary(const Queue& q, std::string* error) {
     std::string failed;
     if (!in_spi_transaction(
-            q.owner, [&] { drop_queue(q.name); }, &failed)) {
+            q.owner,
+            [&] {
+                ops::forget_queue_documents(q.name, "dropped with its queue");
+                drop_queue(q.name);
+            },
+            &failed)) {
         *error = "drop of temporary queue " + q.name + ": " + failed;
         unit_failed(kTaskSessions, q.name, "drop");
         log_failure(q.name, "drop of temporary queue \"" + q.name + "\"", failed);

@@ -327,7 +327,7 @@ void release_dependents(const std::string& queue, const std::string& subject) {
     }
 }
 
-void kill_dependents(const std::string& queue, const std::string& subject) {
+void kill_dependents(const std::string& queue, const std::string& subject, const char* how) {
     SPIPlanPtr unwait = cached_plan(
         "", "wait_cancel",
         [] {
@@ -346,9 +346,11 @@ void kill_dependents(const std::string& queue, const std::string& subject) {
                             " WHERE q.name = $1 AND e.queue_id = q.id AND e.subject = $2");
                     },
                     {TEXTOID, TEXTOID});
-    std::vector<DocRef> todo{{queue, subject}};
+    // Each cause with how it went: the first as said, the next ones killed.
+    std::vector<std::pair<DocRef, const char*>> todo{{{queue, subject}, how}};
     while (!todo.empty()) {
-        const DocRef cause = todo.back();
+        const DocRef cause = todo.back().first;
+        const char* went = todo.back().second;
         todo.pop_back();
         if (!queue_awaited(cause.queue)) continue;
         forget_reply_to(cause.queue, cause.subject);
@@ -378,7 +380,7 @@ void kill_dependents(const std::string& queue, const std::string& subject) {
                                          },
                                          {TEXTOID});
             Datum name = to_text(d.subject);
-            const std::string message = "killed: it waited on " + named(cause) + ", killed";
+            const std::string message = "killed: it waited on " + named(cause) + ", " + went;
             const Datum details = cause_details(cause);
             uint64_t n = 0;
             // As the dependent's queue's owner, restricted, whoever killed.
@@ -388,8 +390,46 @@ void kill_dependents(const std::string& queue, const std::string& subject) {
             });
             if (n == 0) continue;
             count_move_from(d.queue, core::DocMove::kCascade, DocStatus::kPlanned, 1);
-            todo.push_back(d);
+            todo.push_back({d, "killed"});
         }
+    }
+}
+
+void forget_queue_documents(const std::string& queue, const char* how) {
+    SPIPlanPtr waits = cached_plan(
+        "", "waits_of_queue",
+        [] {
+            return std::string(
+                "WITH q AS (SELECT id FROM fetchq.queues WHERE name = $1),"
+                " e AS (DELETE FROM fetchq.doc_dependencies WHERE queue_id = (SELECT id FROM q))"
+                " DELETE FROM fetchq.doc_waits WHERE queue_id = (SELECT id FROM q)");
+        },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    // Its own waiting documents wait no more.
+    as_catalog_owner([&] { spi_execute(waits, &name, nullptr, false); });
+    if (!queue_awaited(queue)) return;
+    SPIPlanPtr waited = cached_plan(
+        "", "waited_in_queue",
+        [] {
+            return std::string(
+                "SELECT DISTINCT e.dependency_subject FROM fetchq.doc_dependencies AS e"
+                " JOIN fetchq.queues AS q ON q.id = e.dependency_queue_id WHERE q.name = $1");
+        },
+        {TEXTOID});
+    std::vector<std::string> subjects;
+    as_catalog_owner([&] {
+        const uint64_t n = spi_execute(waited, &name, nullptr, true);
+        for (uint64_t row = 0; row < n; ++row) subjects.push_back(spi_text(row, 1));
+    });
+    for (const std::string& subject : subjects) kill_dependents(queue, subject, how);
+}
+
+void forget_left_documents(const std::string& queue, const std::vector<LeftDocument>& left,
+                           const char* how) {
+    for (const LeftDocument& d : left) {
+        if (d.waiting) forget_wait(queue, d.subject);
+        kill_dependents(queue, d.subject, how);
     }
 }
 

@@ -47,9 +47,32 @@ void record_wait(const std::string& queue, const std::string& subject, Timestamp
 // is forgotten).
 void release_dependents(const std::string& queue, const std::string& subject);
 
-// `subject` of `queue` was killed: its waiting dependents are killed,
-// transitively, each with a row in its queue's log naming the cause.
-void kill_dependents(const std::string& queue, const std::string& subject);
+// `subject` of `queue` was killed (or left its queue otherwise, as `how`
+// says: "expired", "dropped"): its waiting dependents are killed,
+// transitively, each with a row in its queue's log naming the cause ("killed:
+// it waited on q/s, expired").
+void kill_dependents(const std::string& queue, const std::string& subject,
+                     const char* how = "killed");
+
+// Every document of `queue` is about to go (`how`: "dropped with its
+// queue", "truncated with its queue"): the documents waiting on them, in
+// other queues too, are killed, and its own waiting documents' waits are
+// forgotten. Call it before the drop or the truncate, while the catalog
+// still says who waits on what.
+void forget_queue_documents(const std::string& queue, const char* how);
+
+// A document deleted from its queue without being completed (expired,
+// dropped): `waiting` when it was itself waiting (planned at 'infinity').
+struct LeftDocument {
+    std::string subject;
+    bool waiting = false;
+};
+
+// Documents of `queue` deleted as `how` says: a waiting one's wait is
+// forgotten (its subject may be sent again), the documents waiting on any of
+// them are killed.
+void forget_left_documents(const std::string& queue, const std::vector<LeftDocument>& left,
+                           const char* how);
 
 // `subject` of `queue`, a waiting document, was cancelled (doc_cancel): its
 // wait is forgotten, so that its dependencies no longer count it down.

@@ -135,6 +135,8 @@ int64_t drop(const std::string& queue, const std::string& subject, Fence attempt
     const auto n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     const int64_t version = n > 0 ? spi_int(0, 1) : 0;
     count_move(queue, DocMove::kDrop, core::kDeleted, n, static_cast<int32_t>(version));
+    // Never completed: what waited on it never will be released.
+    if (n > 0) kill_dependents(queue, subject, "dropped");
     return n;
 }
 

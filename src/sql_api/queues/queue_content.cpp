@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pg/args.hpp"
+#include "ops/documents/doc_dependencies.hpp"
 #include "ops/queues/queue_access.hpp"
 #include "ops/counters/counters.hpp"
 #include "ops/queues/queue_sql.hpp"
@@ -141,6 +142,7 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
     spi_connect();
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
+    forget_queue_documents(queue, "truncated with its queue");
     pg::as_user(queue_owner_or_invalid(queue), [&] { truncate_queue(queue, empty); });
     leave_queue(scope);
     spi_finish();
@@ -161,6 +163,8 @@ Datum queue_truncate_all(FunctionCallInfo fcinfo) {
                 "TRUNCATE fetchq.counters, fetchq.custom_counters, fetchq.metrics_writes RESTART "
                 "IDENTITY");
         });
+    for (const std::string& queue : queues)
+        forget_queue_documents(queue, "truncated with its queue");
     for (const std::string& queue : queues)
         pg::as_user(queue_owner_or_invalid(queue), [&] { truncate_queue(queue, empty); });
     spi_finish();

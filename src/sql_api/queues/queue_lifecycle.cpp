@@ -2,6 +2,7 @@
 // entries of ops/queues/queue_lifecycle.
 #include <optional>
 
+#include "ops/documents/doc_dependencies.hpp"
 #include "ops/queues/queue_access.hpp"
 #include "ops/queues/queue_lifecycle.hpp"
 #include "ops/queues/queue_sql.hpp"
@@ -30,6 +31,7 @@ Datum queue_drop(FunctionCallInfo fcinfo) {
     std::string queue = arg_queue(fcinfo, 0);
     spi_connect();
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
+    forget_queue_documents(queue, "dropped with its queue");
     const int32_t id = drop_queue(queue);
     leave_queue(scope);
     spi_finish();
