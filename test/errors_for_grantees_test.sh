@@ -189,12 +189,12 @@ queue_has_privilege|missing|ok|false for a missing queue (docs/api.md)
 queue_is_own|granted|ok|the row security test: false
 queue_is_own|plain|ok|the row security test: false
 queue_is_own|missing|ok|the row security test: false
-queue_create|granted|42501 permission denied for table queues|creating queues takes docs/install.md's grants: PostgreSQL's refusal, without fetchq's statement
-queue_create|plain|42501 permission denied for table queues|creating queues takes docs/install.md's grants: PostgreSQL's refusal, without fetchq's statement
-queue_create|missing|42501 permission denied for table queues|creating queues takes docs/install.md's grants: PostgreSQL's refusal, without fetchq's statement
+queue_create|granted|42501 permission denied to create queue "Q"|creating a queue takes CREATE on schema fetchq_data (docs/install.md); an existing one is returned to a role that may read it
+queue_create|plain|42501 permission denied to create queue "Q"|creating a queue takes CREATE on schema fetchq_data (docs/install.md); an existing one is returned to a role that may read it
+queue_create|missing|42501 permission denied to create queue "Q"|creating a queue takes CREATE on schema fetchq_data (docs/install.md); an existing one is returned to a role that may read it
 subscribe|granted|42501 permission denied to create a route from queue "fc_topic" to queue "Q"|a route's own refusal
 subscribe|plain|42501 permission denied to create a route from queue "fc_topic" to queue "Q"|a route's own refusal
-subscribe|missing|42501 permission denied for table queues|subscribe creates a missing queue, which takes docs/install.md's grants
+subscribe|missing|42501 permission denied to create queue "Q"|subscribe creates a missing queue, which takes CREATE on schema fetchq_data
 unsubscribe|granted|42704 a route from queue "fc_topic" to queue "Q" does not exist|there is no such subscription
 unsubscribe|plain|42704 a route from queue "fc_topic" to queue "Q" does not exist|there is no such subscription
 unsubscribe|missing|42704 a route from queue "fc_topic" to queue "Q" does not exist|there is no such subscription

@@ -3,6 +3,8 @@
 // caller's right to it.
 #pragma once
 
+#include <string>
+
 #include "pg/as_user.hpp"
 
 namespace fetchq::ops {
@@ -22,5 +24,13 @@ template <typename F>
 void as_catalog_owner(F&& f) {
     pg::as_user(catalog_owner(), f);
 }
+
+// Whether the current user may create tables in schema fetchq_data, and so
+// queues and streams (their tables are its own).
+bool may_create_in_data_schema();
+
+// 42501 unless may_create_in_data_schema(): "permission denied to create
+// <what>", with the GRANT that would allow it.
+void require_create_in_data_schema(const std::string& what);
 
 }  // namespace fetchq::ops

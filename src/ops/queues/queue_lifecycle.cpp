@@ -22,8 +22,14 @@ std::optional<int32_t> registered_id(const std::string& queue) {
         "", "queue_id", [] { return std::string("SELECT id FROM fetchq.queues WHERE name = $1"); },
         {TEXTOID});
     Datum name = to_text(queue);
-    if (spi_execute(select, &name, nullptr, true, 1) != 1) return std::nullopt;
-    return static_cast<int32_t>(spi_int(0, 1));
+    std::optional<int32_t> id;
+    // As the catalog's owner: a role with a queue's grants only may not read
+    // fetchq.queues; callers check their own right first.
+    as_catalog_owner([&] {
+        if (spi_execute(select, &name, nullptr, true, 1) == 1)
+            id = static_cast<int32_t>(spi_int(0, 1));
+    });
+    return id;
 }
 
 namespace {
@@ -139,7 +145,13 @@ void register_temporary(const std::string& queue, int64_t key, const Interval* i
 CreatedQueue create_queue(const std::string& queue) {
     CreatedQueue out;
     // Looked up first, so that asking again consumes no id.
+    const bool may_create = may_create_in_data_schema();
     if (std::optional<int32_t> id = registered_id(queue)) {
+        // Fetchq 4's "create if missing" at an application's start: an
+        // existing queue is no error for a role that may read it.
+        const Oid me = pg_call([] { return GetUserId(); });
+        if (!may_create && !queue_privilege_held(queue, core::QueuePrivilege::kRead, me))
+            require_create_in_data_schema("queue \"" + queue + "\"");
         out.id = *id;
         // An existing queue: as in Fetchq 4, not an error. A superuser is
         // warned when it belongs to an ordinary role, whose triggers the
@@ -159,6 +171,7 @@ CreatedQueue create_queue(const std::string& queue) {
                               "or remove it with fetchq.queue_drop.");
         create_queue_tables(queue);
     } else {
+        if (!may_create) require_create_in_data_schema("queue \"" + queue + "\"");
         create_queue_tables(queue);
         out.id = insert_queue_row(queue);
     }
@@ -240,9 +253,13 @@ bool name_taken(const std::string& queue) {
                     },
                     {TEXTOID});
     Datum name = to_text(queue);
-    spi_execute(plan, &name, nullptr, true, 1);
-    bool isnull = false;
-    return DatumGetBool(spi_value(0, 1, &isnull));
+    bool taken = false;
+    as_catalog_owner([&] {
+        spi_execute(plan, &name, nullptr, true, 1);
+        bool isnull = false;
+        taken = DatumGetBool(spi_value(0, 1, &isnull));
+    });
+    return taken;
 }
 
 // A free name for a temporary queue: random, drawn again when taken.
@@ -263,6 +280,7 @@ std::string free_temporary_name() {
 }  // namespace
 
 std::string create_temporary_queue(const Interval* idle_timeout) {
+    require_create_in_data_schema("a temporary queue");
     const int64_t key = session_key();
     const std::string queue = free_temporary_name();
     create_queue_tables(queue, /*unlogged=*/true);

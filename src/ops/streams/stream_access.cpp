@@ -93,17 +93,7 @@ int32_t require_stream_privilege(const std::string& name, core::StreamPrivilege 
 }
 
 void require_stream_creator(const std::string& name) {
-    const bool may = pg_call([] {
-        const Oid schema = get_namespace_oid("fetchq_data", false);
-        return pg_namespace_aclcheck(schema, GetUserId(), ACL_CREATE) == ACLCHECK_OK;
-    });
-    if (may) return;
-    throw core::Error(core::sqlstate::kInsufficientPrivilege,
-                      "permission denied to create stream \"" + name + "\"",
-                      "Creating a stream needs the CREATE privilege on schema fetchq_data, as "
-                      "creating a queue does.",
-                      "An administrator can give it: GRANT CREATE ON SCHEMA fetchq_data TO " +
-                          current_role_quoted(false) + ";");
+    require_create_in_data_schema("stream \"" + name + "\"");
 }
 
 }  // namespace fetchq::ops
