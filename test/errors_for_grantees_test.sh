@@ -310,5 +310,12 @@ while IFS='|' read -r name privilege; do
 done < <(q "SELECT DISTINCT split_part(fn, '(', 1), substring(detail FROM 'lacks the ([a-z]+) privilege')
               FROM public.fc_outcomes WHERE detail ~ 'lacks the [a-z]+ privilege' ORDER BY 1")
 
+echo "# queue_create of a queue that exists, by a role with read by a grant only"
+q "GRANT USAGE ON SCHEMA fetchq, fetchq_data TO eg_other; SELECT fetchq.queue_grant('eg_mail', 'eg_other', 'read')" >/dev/null
+check "it is returned, not created" "$(as eg_other "SELECT was_created, queue_id > 0 FROM fetchq.queue_create('eg_mail')")" "f|t"
+check "queue_get_id answers it" "$(as eg_other "SELECT fetchq.queue_get_id('eg_mail') > 0")" t
+check "a queue it cannot read is refused as one it would create" \
+    "$(field ERROR "$(as eg_other "SELECT fetchq.queue_create('eg_plain')")")" '42501: permission denied to create queue "eg_plain"'
+
 echo "failures: $failures"
 [ "$failures" -eq 0 ]
