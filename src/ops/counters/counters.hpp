@@ -90,4 +90,18 @@ std::string queue_counters_sql();
 // to join with fetchq.metrics in SQL.
 void pending_arrays(std::string_view queue, Datum* metrics, Datum* deltas);
 
+// Deferred counters (ops/counters/deferred.hpp).
+// Folds the changes of deferred queues (only `queue`'s when given) that
+// shared memory holds into stripe kFoldSlot of fetchq.counters, in the
+// current transaction; returns the queues folded. Queues whose catalog row
+// another transaction locks are left for the next fold. Needs SPI.
+int64_t counters_fold(const std::optional<std::string>& queue);
+// The queue is dropped: its entry in shared memory goes when this commits.
+void counters_discard_at_commit(std::string_view queue);
+// Adds to this transaction the opposite of the queue's changes not yet
+// folded, for metric_reset, which recounts or drops every counter of the
+// queue; the caller holds the queue's catalog row (FOR UPDATE) and its
+// documents (SHARE), so no fold or commit of the queue runs meanwhile.
+void counters_cancel_unfolded(const std::string& queue);
+
 }  // namespace fetchq::ops

@@ -66,8 +66,16 @@ Computed reset(const std::string& queue) {
                             "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
                     },
                     {TEXTOID});
+    // The queue's catalog row, which a fold of its deferred counters locks
+    // too (ops/counters/counters.hpp counters_fold): none runs until this
+    // transaction ends, and the one that ran before has ended.
+    SPIPlanPtr row = cached_plan(
+        "", "metric_reset_queue_row",
+        [] { return std::string("SELECT 1 FROM fetchq.queues WHERE name = $1 FOR UPDATE"); },
+        {TEXTOID});
     Datum name = to_text(queue);
     as_catalog_owner([&] {
+        spi_execute(row, &name, nullptr, false);
         spi_execute(standard, &name, nullptr, false);
         spi_execute(plan, &name, nullptr, false);
     });
@@ -79,6 +87,9 @@ Computed reset(const std::string& queue) {
     counter_set(queue, "act", c.act);
     counter_set(queue, "cpl", c.cpl);
     counter_set(queue, "kll", c.kll);
+    // What shared memory holds of the queue (deferred counters) is in the
+    // counts, or was dropped with the rows: cancelled when this commits.
+    counters_cancel_unfolded(queue);
     return c;
 }
 
