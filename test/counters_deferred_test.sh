@@ -90,6 +90,12 @@ check "fetchq.counters holds nothing of the deferred queue yet" \
 check "fetchq.counter_deltas shows what shared memory holds" \
     "$(q "SELECT value FROM fetchq.counter_deltas() WHERE queue = 'dq' AND metric = 'ent'")" 20
 same "after pushes" dq
+q "CREATE ROLE dq_app LOGIN; GRANT USAGE ON SCHEMA fetchq TO dq_app, dq_reader;
+   GRANT SELECT ON fetchq.metrics TO dq_app"
+check "a role with SELECT on fetchq.metrics sums the deferred changes in the view" \
+    "$(psql -X -q -At -d $db -U dq_app -c "SELECT sum(value) FROM fetchq.metrics WHERE queue = 'dq' AND metric = 'cnt'")" 20
+denied=$(psql -X -q -At -d $db -U dq_reader -v VERBOSITY=verbose -c "SELECT * FROM fetchq.counter_deltas()" 2>&1)
+check_has "a role without SELECT on fetchq.metrics may not call counter_deltas" "$denied" "42501"
 q "SELECT subject FROM fetchq.doc_pick('dq', 0, 8, '5 minutes')" >/dev/null
 same "after picks" dq
 q "SELECT fetchq.doc_complete('dq', 'd1')" >/dev/null
