@@ -121,6 +121,11 @@ q "SELECT fetchq.queue_set_retention('dq', '1 second', NULL)" >/dev/null
 wait_for "the retention deleted the completed documents" 30 \
     "SELECT count(*) FROM fetchq_data.dq__docs WHERE status = 3" 0
 same "after the retention" dq
+# metric_set of a standard counter overwrites what shared memory holds of it.
+q "SELECT fetchq.doc_push('dq', 'set' || i, 0, 0, now(), '{}') FROM generate_series(1, 3) i" >/dev/null
+q "SELECT fetchq.metric_set('dq', 'pnd', 100)" >/dev/null
+check "metric_set of a deferred queue's counter sets it" \
+    "$(q "SELECT current_value FROM fetchq.metric_get('dq', 'pnd')")" 100
 # metric_reset recounts: what shared memory holds is cancelled with it.
 q "SELECT * FROM fetchq.metric_reset('dq')" >/dev/null
 same "after metric_reset" dq

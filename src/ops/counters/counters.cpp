@@ -414,11 +414,16 @@ bool counter_set_column(const std::string& queue, std::size_t index, int64_t val
         },
         {TEXTOID, INT8OID});
     Datum args[2] = {to_text(queue), Int64GetDatum(value)};
+    // The queue's catalog row first, as folds lock it before the counter
+    // rows: no fold of the queue's deferred changes runs meanwhile.
+    counters_lock_queue_row(queue);
     spi_execute(lock, args, nullptr, false);
     const bool had_value = spi_int(0, 1) > 0;
     spi_execute(set, args, nullptr, false);
     const bool had_pending = metric_pending(queue, column) != 0;
     metric_forget(queue, column);
+    // What shared memory holds of it (deferred counters) is overwritten too.
+    counters_cancel_unfolded(queue, index);
     return !had_value && !had_pending;
 }
 
@@ -598,14 +603,24 @@ int64_t counters_fold(const std::optional<std::string>& queue) {
     return static_cast<int64_t>(rows.size());
 }
 
-void counters_cancel_unfolded(const std::string& queue) {
+void counters_cancel_unfolded(const std::string& queue, std::optional<std::size_t> column) {
+    if (!deferred_available()) return;
     // A snapshot taken now: the caller's lock on the queue's catalog row
     // waited for any fold of it, whose rows the caller's statements see.
     const Snapshot snapshot = pg_call([] { return GetLatestSnapshot(); });
     for (const UnfoldedRow& row : deferred_unfolded(snapshot, queue))
         for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i)
-            if ((row.mask & (1u << i)) && row.values[i] != 0)
+            if ((!column || *column == i) && (row.mask & (1u << i)) && row.values[i] != 0)
                 metric_add(queue, core::kCounterColumns[i], -row.values[i]);
+}
+
+void counters_lock_queue_row(const std::string& queue) {
+    SPIPlanPtr plan = cached_plan(
+        "", "counters_queue_row",
+        [] { return std::string("SELECT 1 FROM fetchq.queues WHERE name = $1 FOR NO KEY UPDATE"); },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    as_catalog_owner([&] { spi_execute(plan, &name, nullptr, false); });
 }
 
 }  // namespace fetchq::ops

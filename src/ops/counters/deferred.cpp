@@ -184,10 +184,13 @@ struct Copied {
 };
 
 // The entries of this database (one queue's when `queue`), copied under the
-// lock. PostgreSQL calls: run inside pg_call.
-void copy_entries(const char* queue, Copied* out, int capacity, int* count) {
+// lock into a palloc'd array. PostgreSQL calls: run inside pg_call.
+void copy_entries(const char* queue, Copied** copied, int* count) {
     *count = 0;
     LWLockAcquire(g_control->lock, LW_SHARED);
+    const int capacity = queue ? 1 : static_cast<int>(hash_get_num_entries(g_table));
+    Copied* out = static_cast<Copied*>(palloc(sizeof(Copied) * Max(capacity, 1)));
+    *copied = out;
     HASH_SEQ_STATUS status;
     hash_seq_init(&status, g_table);
     while (auto* e = static_cast<Entry*>(hash_seq_search(&status))) {
@@ -213,6 +216,8 @@ void copy_entries(const char* queue, Copied* out, int capacity, int* count) {
 // wrote hold its changes).
 bool fold_seen(TransactionId xid, Snapshot snapshot) {
     if (!TransactionIdIsValid(xid)) return true;
+    // This transaction folded them (queue_set_counters): its own writes.
+    if (TransactionIdIsCurrentTransactionId(xid)) return true;
     if (XidInMVCCSnapshot(xid, snapshot)) return false;
     return TransactionIdDidCommit(xid);
 }
@@ -223,13 +228,9 @@ std::vector<UnfoldedRow> deferred_unfolded(Snapshot snapshot,
                                            const std::optional<std::string>& queue) {
     std::vector<UnfoldedRow> rows;
     if (g_table == nullptr) return rows;
-    const int capacity = queue ? 1 : settings.deferred_counter_slots;
     Copied* copied = nullptr;
     int count = 0;
-    pg_call([&] {
-        copied = static_cast<Copied*>(palloc(sizeof(Copied) * capacity));
-        copy_entries(queue ? queue->c_str() : nullptr, copied, capacity, &count);
-    });
+    pg_call([&] { copy_entries(queue ? queue->c_str() : nullptr, &copied, &count); });
     for (int i = 0; i < count; ++i) {
         const Copied& c = copied[i];
         const bool seen = pg_call([&] { return fold_seen(c.folded_xid, snapshot); });
@@ -250,13 +251,9 @@ std::vector<UnfoldedRow> deferred_unfolded(Snapshot snapshot,
 std::vector<std::string> deferred_queues() {
     std::vector<std::string> names;
     if (g_table == nullptr) return names;
-    const int capacity = settings.deferred_counter_slots;
     Copied* copied = nullptr;
     int count = 0;
-    pg_call([&] {
-        copied = static_cast<Copied*>(palloc(sizeof(Copied) * capacity));
-        copy_entries(nullptr, copied, capacity, &count);
-    });
+    pg_call([&] { copy_entries(nullptr, &copied, &count); });
     for (int i = 0; i < count; ++i) names.emplace_back(copied[i].key.queue);
     pg_call([&] { pfree(copied); });
     return names;

@@ -16,17 +16,10 @@ using namespace fetchq::pg;
 
 void recount_status_counters(const std::string& queue) {
     spi_execute_text("LOCK TABLE " + docs_rel(queue) + " IN SHARE MODE");
-    SPIPlanPtr row = cached_plan(
-        "", "counters_recount_queue_row",
-        [] { return std::string("SELECT 1 FROM fetchq.queues WHERE name = $1 FOR UPDATE"); },
-        {TEXTOID});
-    Datum name = to_text(queue);
+    counters_lock_queue_row(queue);
     std::vector<QueueCounters> current;
-    as_catalog_owner([&] {
-        spi_execute(row, &name, nullptr, false);
-        // In a snapshot taken after the locks, as the counts below.
-        current = reported_counters(queue, false);
-    });
+    // In a snapshot taken after the locks, as the counts below.
+    as_catalog_owner([&] { current = reported_counters(queue, false); });
     if (current.empty()) return;  // dropped meanwhile
     const DocCounts d = count_documents(queue, false);
     // kReportedCounters begins with cnt, pln, pnd, act, cpl, kll.
