@@ -57,7 +57,8 @@ struct Queue {
 };
 
 DbSlot* g_slot = nullptr;
-bool g_started = false;  // "started" was logged: a stop is logged too
+bool g_started = false;      // "started" was logged: a stop is logged too
+bool g_fold_at_exit = true;  // a stop folds the deferred counters first
 
 // --- transactions ----------------------------------------------------------
 
@@ -839,6 +840,9 @@ void start_running() {
 // A planned stop for want of the extension: the launcher starts us again
 // after a CREATE EXTENSION. `dropped`: it was there when we started.
 [[noreturn]] void leave_without_extension(bool dropped) {
+    // Nothing to fold into: the catalog is gone (install_check drops the
+    // database's entries at the next CREATE EXTENSION).
+    g_fold_at_exit = false;
     SharedState* s = shared();
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     const bool said = g_slot->no_extension_logged;
@@ -874,7 +878,7 @@ void detach_guarded(int code, Datum arg) {
 // own, since a stop of the server loses it.
 void fold_at_exit(int, Datum) {
     pg::callback_entry(LOG, "counters_fold_at_exit", [] {
-        if (!g_started || ops::deferred_queues().empty()) return;
+        if (!g_started || !g_fold_at_exit || ops::deferred_queues().empty()) return;
         pg::pg_call([] { AbortOutOfAnyTransaction(); });
         fold_counters();
     });
