@@ -132,6 +132,54 @@ same "after metric_reset" dq
 check "metric_reset dropped the cumulative counters" \
     "$(q "SELECT current_value FROM fetchq.metric_get('dq', 'ent')")" 0
 
+# --- a fold in an open transaction, and a snapshot older than it --------------
+# queue_set_counters folds the queue's changes in its own transaction: until
+# it commits, readers count the changes from shared memory; after, from the
+# rows it wrote; never both. A REPEATABLE READ reader whose snapshot predates
+# that commit keeps counting them from shared memory, and a later fold does
+# not drop them while that snapshot lives.
+q "SELECT fetchq.doc_push('dq', 'f' || i, 0, 0, now(), '{}') FROM generate_series(1, 5) i" >/dev/null
+got_cnt="SELECT current_value FROM fetchq.metric_get('dq', 'cnt')"
+PGAPPNAME=dq_gate psql -X -q -d $db -c "SELECT pg_advisory_lock(4242)" -c "SELECT pg_sleep(120)" \
+    >/dev/null 2>&1 &
+gate=$!
+wait_for "the gate holds its lock" 20 \
+    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted" 1
+PGAPPNAME=dq_rr psql -X -q -At -d $db -c "BEGIN ISOLATION LEVEL REPEATABLE READ" -c "$got_cnt" \
+    -c "SELECT pg_advisory_lock(4242)" -c "$got_cnt" -c "COMMIT" >"$dir/rr.out" 2>&1 &
+rr=$!
+wait_for "the REPEATABLE READ reader waits at the gate" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dq_rr' AND wait_event_type = 'Lock'" 1
+PGAPPNAME=dq_gate2 psql -X -q -d $db -c "SELECT pg_advisory_lock(4243)" -c "SELECT pg_sleep(120)" \
+    >/dev/null 2>&1 &
+gate2=$!
+wait_for "the second gate holds its lock" 20 \
+    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4243 AND granted" 1
+PGAPPNAME=dq_fold psql -X -q -d $db -c "BEGIN" -c "SELECT fetchq.queue_set_counters('dq', 'deferred')" \
+    -c "SELECT pg_advisory_lock(4243)" -c "COMMIT" >/dev/null 2>&1 &
+fold=$!
+wait_for "the switching transaction folded and waits" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dq_fold' AND wait_event_type = 'Lock'" 1
+same "while a fold is uncommitted" dq
+check "fetchq.counters shows nothing of the uncommitted fold" \
+    "$(q "SELECT count(*) FROM fetchq.counters WHERE queue = 'dq' AND slot = 64")" 0
+# The second gate gone, the switching transaction commits.
+q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'dq_gate2'" >/dev/null
+wait $gate2
+wait $fold
+check "the fold committed its row" "$(q "SELECT count(*) FROM fetchq.counters WHERE queue = 'dq' AND slot = 64")" 1
+same "after the fold committed" dq
+q "SELECT fetchq.doc_push('dq', 'g' || i, 0, 0, now(), '{}') FROM generate_series(1, 3) i" >/dev/null
+q "SELECT fetchq.queue_set_counters('dq', 'deferred')" >/dev/null
+same "after a second fold while an older snapshot lives" dq
+q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'dq_gate'" >/dev/null
+wait $gate
+wait $rr
+first=$(sed -n 1p "$dir/rr.out")
+second=$(sed -n 3p "$dir/rr.out")
+check "the older snapshot counts each change once: its second read adds the 3 pushes since" \
+    "$((second - first))" 3
+
 # --- the fold -------------------------------------------------------------------
 want=$(q "$(want_sql dq)")
 fold_interval 100ms 100
