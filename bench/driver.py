@@ -25,7 +25,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-SYSTEMS = ["floor", "floor_counted", "reference", "pgq", "pgmq", "extension"]
+SYSTEMS = ["floor", "floor_counted", "reference", "pgq", "pgmq", "extension", "deferred"]
 DATABASES = {s: "bench_" + s for s in SYSTEMS}
 # operation -> (label, documents per pgbench transaction)
 OPS = {
@@ -34,6 +34,11 @@ OPS = {
     "pick_100": ("pick 100 + complete 100", 100),
     "push_100": ("push 100 per transaction", 100),
 }
+# The extension with deferred counters (bench/deferred.sql) runs these only:
+# they are the single-document operations whose commit the counter row weighs on.
+DEFERRED_OPS = ("push_1", "pick_1")
+DEFERRED_BEGIN = "<!-- deferred:begin (written by bench/driver.py --deferred-doc) -->"
+DEFERRED_END = "<!-- deferred:end -->"
 MARK_BEGIN = "<!-- results:begin (written by bench/driver.py) -->"
 MARK_END = "<!-- results:end -->"
 
@@ -93,6 +98,8 @@ class System:
                 self.scripts[op] = path
 
     def supports(self, op):
+        if self.name == "deferred" and op not in DEFERRED_OPS:
+            return False
         return op in self.scripts
 
     def reset(self, backlog):
@@ -469,6 +476,46 @@ def results_table(medians, runs, systems, ops, clients_list):
     return "\n".join(lines)
 
 
+def deferred_table(medians, runs, ops, clients_list):
+    """The extension with deferred counters next to the floor without counters,
+    the floor with counters and the extension with exact counters."""
+    lines = ["| operation | clients | floor | floor + counters | extension (exact) "
+             "| extension (deferred) | deferred / floor | exact / floor "
+             "| deferred / floor + counters | deferred / exact |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for op in ops:
+        if op not in DEFERRED_OPS:
+            continue
+        for c in clients_list:
+            v = {s: medians.get((s, op, c)) for s in ("floor", "floor_counted", "extension",
+                                                       "deferred")}
+            lines.append(
+                f"| {OPS[op][0]} | {c} | {fmt_rate(v['floor'])} | {fmt_rate(v['floor_counted'])} "
+                f"| {fmt_rate(v['extension'])} | {fmt_rate(v['deferred'])} "
+                f"| {fmt_ratio(ratio(runs, 'deferred', 'floor', op, c))} "
+                f"| {fmt_ratio(ratio(runs, 'extension', 'floor', op, c))} "
+                f"| {fmt_ratio(ratio(runs, 'deferred', 'floor_counted', op, c))} "
+                f"| {fmt_ratio(ratio(runs, 'deferred', 'extension', op, c))} |")
+    rs = [(ratio(runs, "deferred", "floor", op, c), op, c)
+          for op in ops if op in DEFERRED_OPS for c in clients_list]
+    rs = [x for x in rs if x[0] is not None]
+    goals = []
+    if rs:
+        r, op, c = min(rs)
+        goals.append(f"- deferred: push 1 and pick 1 + complete >= 0.95x the floor: "
+                     f"{'holds' if r >= 0.95 else 'does not hold'} "
+                     f"(lowest: {r:.2f}x, {OPS[op][0]}, {c} clients)")
+    rs = [(ratio(runs, "extension", "floor_counted", op, c), op, c)
+          for op in ops if op in DEFERRED_OPS for c in clients_list]
+    rs = [x for x in rs if x[0] is not None]
+    if rs:
+        r, op, c = min(rs)
+        goals.append(f"- exact: >= 0.9x the floor with counters: "
+                     f"{'holds' if r >= 0.9 else 'does not hold'} "
+                     f"(lowest: {r:.2f}x, {OPS[op][0]}, {c} clients)")
+    return "\n".join(lines), "\n".join(goals)
+
+
 def targets(runs, ops, clients_list, promo):
     out = []
     floor = [(ratio(runs, "extension", "floor", op, c), op, c) for op in ops for c in clients_list]
@@ -607,6 +654,8 @@ def main():
     ap.add_argument("--pgmq-sql", help="pgmq's SQL (pgmq-extension/sql/pgmq.sql of a snapshot)")
     ap.add_argument("--out", required=True, help="directory for scripts, raw results, plot")
     ap.add_argument("--doc", help="markdown file whose results block is (re)written")
+    ap.add_argument("--deferred-doc",
+                    help="markdown file whose deferred-counters block is (re)written")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--ops", default=None, help="default: all (push_1,pick_1 for --profile)")
@@ -695,6 +744,23 @@ def main():
 
     table = results_table(medians, runs, [s.name for s in systems], ops, clients_list)
     print(table)
+    deferred = None
+    if any(s.name == "deferred" for s in systems):
+        deferred = deferred_table(medians, runs, ops, clients_list)
+        print(deferred[0])
+        print(deferred[1])
+    if a.deferred_doc and deferred and not smoke:
+        block = "\n\n".join([
+            f"Run of {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC with "
+            f"`{a.command}` ({(time.time() - started) / 60:.1f} min).",
+            f"Machine: {info}.",
+            f"Each cell: median of {reps} runs of {duration} s (pgbench -M prepared), "
+            "documents per second; ratios: median over the repetitions of the ratio within "
+            "a repetition.",
+            deferred[0], "Targets in this run:", deferred[1]])
+        replace_block(a.deferred_doc, DEFERRED_BEGIN, DEFERRED_END, block)
+        log(f"driver: wrote the deferred-counters block of {a.deferred_doc}")
+        return
     data = os.path.join(a.out, "results.dat")
     write_data(data, medians, [s.name for s in systems], ops, clients_list)
     elapsed = time.time() - started
@@ -729,7 +795,11 @@ def main():
                 "Promotion latency (pickable time - due time) of documents due at random "
                 f"moments over {promotion_window(smoke)} s:",
                 "\n".join(promo_lines)]
+        if deferred:
+            parts += ["Deferred counters (bench/deferred.sql):", deferred[0]]
         parts += ["Targets in this run:", targets(runs, ops, clients_list, promo)]
+        if deferred:
+            parts.append(deferred[1])
         block = "\n\n".join(parts)
         write_doc(a.doc, block)
         log(f"driver: wrote {a.doc}" + (f" and {png}" if have_plot else ""))

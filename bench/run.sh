@@ -42,6 +42,11 @@
 #                           system): throughput per 10 s slice for the floor, pgmq (with
 #                           PGMQ_SQL) and fetchq; writes the "Held xmin horizon" block
 #                           of docs/benchmarks.md
+#   bench/run.sh --deferred push 1 and pick 1 + complete of the extension with deferred
+#                           counters (bench/deferred.sql) next to the floor, the floor
+#                           with counters and the extension with exact counters (~4 min;
+#                           no reference, PgQ or pgmq): writes the "Deferred counters"
+#                           block of docs/benchmarks.md
 #   bench/run.sh --fsync    a full run on a cluster with fsync = on: commits wait for
 #                           the disk; prints and keeps its results under build/bench,
 #                           writes nothing under docs/
@@ -78,6 +83,7 @@ for arg in "$@"; do
     --schedules) mode=schedules ;;
     --memory) mode=memory ;;
     --held-horizon) mode=held_horizon ;;
+    --deferred) mode=deferred ;;
     --fsync) fsync=on ;;
     *) pass+=("$arg") ;;
     esac
@@ -153,13 +159,15 @@ fetch_reference() {
 }
 
 mkdir -p "$OUT"
-systems=floor,floor_counted,reference,extension
-if [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ] ||
+systems=floor,floor_counted,reference,extension,deferred
+if [ "$mode" = deferred ]; then
+    systems=floor,floor_counted,extension,deferred
+elif [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ] ||
     [ "$mode" = privileges ] || [ "$mode" = memory ] || [ "$mode" = held_horizon ] ||
     [ "$mode" = depends ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
-    systems=floor,floor_counted,reference,pgq,extension
+    systems=floor,floor_counted,reference,pgq,extension,deferred
 else
     say "PgQ (postgresql-15-pgq3) is not available: its column stays empty"
 fi
@@ -182,7 +190,8 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules) ;; *) REF_SQL=$(fetch_reference) ;; esac
+REF_SQL=/dev/null
+case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules | deferred) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -246,6 +255,7 @@ args=(--ref-sql "$REF_SQL" --out "$OUT/results" --systems "$systems" "${pgmq_arg
 case "$mode" in
 smoke) args+=(--smoke) ;;
 profile) args+=(--profile) ;;
+deferred) args+=(--ops push_1,pick_1 --no-promotion --deferred-doc "$ROOT/docs/benchmarks.md") ;;
 full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"

@@ -42,7 +42,12 @@ CREATE TABLE fetchq.queues (
     -- wrote it: trigger fetchq_queues_dead_letter_set_by); every copy into
     -- the dead-letter queue is checked against its rights. NULL with a
     -- dead-letter queue (set before 0.2.1): the queue's owner
-    dead_letter_set_by REGROLE
+    dead_letter_set_by REGROLE,
+    -- how the queue's counters are written (queue_set_counters): 'exact', in
+    -- each document's transaction, or 'deferred', through shared memory and
+    -- folded by the scheduler (src/ops/counters/deferred.hpp)
+    counters_mode TEXT NOT NULL DEFAULT 'exact'
+        CHECK (counters_mode IN ('exact', 'deferred'))
 );
 
 -- Counters. Each counter is striped over up to 64 rows (slot) written by

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "ops/counters/deferred.hpp"
 #include "pg/spi.hpp"
 #include "sql_api/function.hpp"
 
@@ -149,6 +150,9 @@ Datum install_check(FunctionCallInfo fcinfo) {
     const Oid installer = pg_call([] { return GetUserId(); });
     check_fetchq_schema(installer);
     check_fetchq_data_schema(installer);
+    // Changes of deferred counters that a dropped install of the extension
+    // left in shared memory belong to queues that are gone.
+    ops::deferred_discard_database();
     PG_RETURN_VOID();
 }
 

@@ -23,3 +23,7 @@ ALTER TABLE fetchq.queues ADD COLUMN dead_letter_set_by REGROLE;
 ALTER TABLE fetchq.streams
     ADD COLUMN group_max_idle INTERVAL CHECK (group_max_idle > interval '0');
 ALTER TABLE fetchq.stream_groups ADD COLUMN created_by REGROLE;
+
+-- Deferred counters (queue_set_counters): every queue of 0.2.0 counts exactly.
+ALTER TABLE fetchq.queues ADD COLUMN counters_mode TEXT NOT NULL DEFAULT 'exact'
+    CHECK (counters_mode IN ('exact', 'deferred'));

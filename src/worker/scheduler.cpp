@@ -14,6 +14,8 @@
 #include "pg/guard.hpp"
 #include "ops/counters/counters.hpp"
 #include "ops/documents/doc_dependencies.hpp"
+#include "ops/counters/deferred.hpp"
+#include "ops/maintenance/counters_recount.hpp"
 #include "ops/queues/doc_status_sql.hpp"
 #include "ops/queues/queue_sql.hpp"
 #include "pg/extension_version.hpp"
@@ -52,10 +54,12 @@ namespace {
 struct Queue {
     std::string name;
     Oid owner;
+    bool deferred;  // counters_mode 'deferred'
 };
 
 DbSlot* g_slot = nullptr;
-bool g_started = false;  // "started" was logged: a stop is logged too
+bool g_started = false;      // "started" was logged: a stop is logged too
+bool g_fold_at_exit = true;  // a stop folds the deferred counters first
 
 // --- transactions ----------------------------------------------------------
 
@@ -101,27 +105,29 @@ std::vector<Queue> list_queues(std::string* error) {
     in_spi_transaction(
         InvalidOid,
         [&] {
-            SPIPlanPtr plan =
-                pg::cached_plan("", "scheduler_queues",
-                                [] {
-                                    // A restore (pg_restore, or psql on a plain dump) adds
-                                    // the primary keys after every table's rows and sequence
-                                    // values: a queue without one is still being restored
-                                    // and is left alone, since writing into it could take
-                                    // ids or subjects the restore is still to load.
-                                    return std::string(
-                                        "SELECT q.name::text, c.relowner FROM fetchq.queues q "
-                                        "JOIN pg_class c ON c.oid = to_regclass('fetchq_data.' || "
-                                        "quote_ident(q.name || '__docs')) WHERE EXISTS (SELECT "
-                                        "FROM pg_index i WHERE i.indrelid = c.oid AND "
-                                        "i.indisprimary) ORDER BY q.name");
-                                },
-                                {});
+            SPIPlanPtr plan = pg::cached_plan(
+                "", "scheduler_queues",
+                [] {
+                    // A restore (pg_restore, or psql on a plain dump) adds
+                    // the primary keys after every table's rows and sequence
+                    // values: a queue without one is still being restored
+                    // and is left alone, since writing into it could take
+                    // ids or subjects the restore is still to load.
+                    return std::string(
+                        "SELECT q.name::text, c.relowner, q.counters_mode = 'deferred' "
+                        "FROM fetchq.queues q "
+                        "JOIN pg_class c ON c.oid = to_regclass('fetchq_data.' || "
+                        "quote_ident(q.name || '__docs')) WHERE EXISTS (SELECT "
+                        "FROM pg_index i WHERE i.indrelid = c.oid AND "
+                        "i.indisprimary) ORDER BY q.name");
+                },
+                {});
             const uint64_t n = pg::spi_execute(plan, nullptr, nullptr, true);
             for (uint64_t row = 0; row < n; ++row) {
                 bool isnull = false;
                 Oid owner = DatumGetObjectId(pg::spi_value(row, 2, &isnull));
-                queues.push_back({pg::spi_text(row, 1), owner});
+                const bool deferred = DatumGetBool(pg::spi_value(row, 3, &isnull));
+                queues.push_back({pg::spi_text(row, 1), owner, !isnull && deferred});
             }
         },
         error);
@@ -641,6 +647,46 @@ TimestampTz run_schedules(TimestampTz start) {
     return next;
 }
 
+// --- deferred counters (ops/counters/deferred.hpp) -------------------------
+
+// The last round listed a deferred queue: fold every counters_fold_interval.
+bool g_any_deferred = false;
+
+// Folds what shared memory holds of this database's deferred queues into
+// fetchq.counters, in one transaction; a queue whose catalog row a
+// queue_set_counters or metric_reset holds waits for the next fold.
+void fold_counters() {
+    if (ops::deferred_queues().empty()) return;
+    std::string error;
+    if (!in_spi_transaction(
+            InvalidOid, [] { ops::counters_fold(std::nullopt); }, &error))
+        log_failure(std::string(), "fold of deferred counters", error);
+    else if (!failure_log().empty())
+        log_recovery(std::string(), "fold of deferred counters");
+}
+
+// The first round since shared memory was set up (a start, or the restart
+// after a crash, which lost the changes shared memory held): the status
+// counters of every deferred queue are recounted from its documents. A queue
+// that fails is tried again at the next round.
+void recount_deferred(const std::vector<Queue>& queues) {
+    if (!ops::deferred_recount_needed()) return;
+    bool all = true;
+    for (const Queue& q : queues) {
+        if (!q.deferred) continue;
+        std::string error;
+        const std::string what = "recount of the counters of queue \"" + q.name + "\"";
+        if (!in_spi_transaction(
+                q.owner, [&] { ops::recount_status_counters(q.name); }, &error)) {
+            log_failure(q.name, what, error);
+            all = false;
+        } else if (!failure_log().empty()) {
+            log_recovery(q.name, what);
+        }
+    }
+    if (all) ops::deferred_recount_done();
+}
+
 // Maintains every queue; returns when the queues need the next round.
 TimestampTz run_round() {
     const TimestampTz start = GetCurrentTimestamp();
@@ -662,8 +708,13 @@ TimestampTz run_round() {
         unit_succeeded(kTaskPromote, {}, "queue list");
         if (!failure_log().empty() || !g_failing.empty()) forget_dropped_queues(queues);
         std::vector<std::string> names;
-        for (const Queue& q : queues) names.push_back(q.name);
+        g_any_deferred = false;
+        for (const Queue& q : queues) {
+            names.push_back(q.name);
+            g_any_deferred = g_any_deferred || q.deferred;
+        }
         retain_known_dues(names);
+        recount_deferred(queues);
     }
     static bool first_round = true;
     std::vector<std::string> dropped = release_ended_sessions(queues, first_round);
@@ -822,6 +873,9 @@ void start_running() {
 // A planned stop for want of the extension: the launcher starts us again
 // after a CREATE EXTENSION. `dropped`: it was there when we started.
 [[noreturn]] void leave_without_extension(bool dropped) {
+    // Nothing to fold into: the catalog is gone (install_check drops the
+    // database's entries at the next CREATE EXTENSION).
+    g_fold_at_exit = false;
     SharedState* s = shared();
     LWLockAcquire(s->lock, LW_EXCLUSIVE);
     const bool said = g_slot->no_extension_logged;
@@ -850,6 +904,17 @@ void apply_lock_timeout() {
 
 void detach_guarded(int code, Datum arg) {
     pg::callback_entry(LOG, "scheduler_exit", [&] { detach(code, arg); });
+}
+
+// A stop (a clean shutdown sends SIGTERM): what shared memory holds of this
+// database's deferred counters is folded first, in a transaction of its
+// own, since a stop of the server loses it.
+void fold_at_exit(int, Datum) {
+    pg::callback_entry(LOG, "counters_fold_at_exit", [] {
+        if (!g_started || !g_fold_at_exit || ops::deferred_queues().empty()) return;
+        pg::pg_call([] { AbortOutOfAnyTransaction(); });
+        fold_counters();
+    });
 }
 
 // A SIGHUP: the configuration file again.
@@ -891,7 +956,7 @@ void scheduler_loop() {
     if (*version != pg::library_version()) wait_for_update(*version);
     start_running();
     bool woken = true;
-    TimestampTz queues_due = 0, jobs_due = 0;
+    TimestampTz queues_due = 0, jobs_due = 0, fold_due = 0, last_fold = 0;
     while (true) {
         // A cancel (pg_cancel_backend) stops the statement a task runs, which
         // that task survives; between tasks there is nothing to cancel.
@@ -910,10 +975,26 @@ void scheduler_loop() {
         if (woken || now >= queues_due) queues_due = run_round();
         if (now >= jobs_due) jobs_due = run_periodic_jobs();
         if (!extension_version()) leave_without_extension(true);
+        // Every counters_fold_interval (read again after a reload) while
+        // the database has deferred queues, or changes of one that became
+        // exact; else with the rounds.
+        const bool folding = g_any_deferred || !ops::deferred_queues().empty();
+        fold_due = folding
+                       ? TimestampTzPlusMilliseconds(last_fold, settings.counters_fold_interval_ms)
+                       : queues_due;
+        if (GetCurrentTimestamp() >= fold_due) {
+            last_fold = GetCurrentTimestamp();
+            fold_counters();
+            fold_due =
+                folding ? TimestampTzPlusMilliseconds(last_fold, settings.counters_fold_interval_ms)
+                        : queues_due;
+        }
         maybe_vacuum();
         const TimestampTz noted = take_noted_due();
         if (noted < queues_due) queues_due = noted;
-        woken = sleep_until(queues_due < jobs_due ? queues_due : jobs_due, queues_due);
+        TimestampTz until = queues_due < jobs_due ? queues_due : jobs_due;
+        if (fold_due < until) until = fold_due;
+        woken = sleep_until(until, queues_due);
     }
 }
 
@@ -929,6 +1010,8 @@ extern "C" PGDLLEXPORT void fetchq_scheduler_main(Datum arg) {
     if (!attach(dboid)) proc_exit(0);  // slot taken or gone: nothing to do
     before_shmem_exit(detach_guarded, 0);
     BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+    // Runs before the exit callbacks of the connection, which it needs.
+    before_shmem_exit(fold_at_exit, 0);
     // An exception that escapes the loop is reported as an ERROR; the worker
     // then exits with code 1 and the launcher restarts it after a backoff.
     fetchq::pg::callback_entry(ERROR, "scheduler_main", scheduler_loop);

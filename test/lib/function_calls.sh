@@ -101,6 +101,7 @@ field_name	varchar	'created_at'
 retain	varchar	'hour'
 interval_start	timestamptz	now() - interval '30 days'
 interval_end	timestamptz	now()
+queue_set_counters.mode	text	'exact'
 stream_create.name	varchar	'fc_stream2'
 stream_drop.name	varchar	'fc_stream'
 topic_create.name	varchar	'fc_topic2'

@@ -97,6 +97,20 @@ void define_settings() {
         "plain SQL on a queue's table, which picks from the start do not see. -1: no limit.",
         &settings.pick_start_max_age_ms, 10000, -1, INT_MAX, PGC_USERSET, GUC_UNIT_MS, nullptr,
         nullptr, nullptr);
+    if (process_shared_preload_libraries_in_progress)
+        DefineCustomIntVariable(
+            "fetchq.deferred_counter_slots",
+            "Queues whose deferred counter changes shared memory holds at once.",
+            "A commit that finds no free slot writes its counter row as a queue with exact "
+            "counters does. 0: deferred queues count exactly.",
+            &settings.deferred_counter_slots, 1024, 0, 1000000, PGC_POSTMASTER, 0, nullptr, nullptr,
+            nullptr);
+    DefineCustomIntVariable(
+        "fetchq.counters_fold_interval",
+        "Longest time between two folds of deferred counter changes into fetchq.counters.",
+        "Readers add the changes not yet folded; a crash loses them (docs/operations.md).",
+        &settings.counters_fold_interval_ms, 1000, 10, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr,
+        nullptr, nullptr);
     MarkGUCPrefixReserved("fetchq");
 }
 

@@ -22,6 +22,12 @@ struct Settings {
     int pick_start_threshold = 1000;
     // fetchq.pick_start_max_age: how long a pick start is used (user)
     int pick_start_max_age_ms = 10000;
+    // fetchq.deferred_counter_slots: queues whose deferred counter changes
+    // shared memory holds at once (postmaster; 0: deferred queues count exactly)
+    int deferred_counter_slots = 1024;
+    // fetchq.counters_fold_interval: longest time between two folds of the
+    // deferred counter changes into fetchq.counters (sighup)
+    int counters_fold_interval_ms = 1000;
 };
 
 extern Settings settings;

@@ -11,6 +11,8 @@
 #include "core/metric_deltas.hpp"
 #include "pg/args.hpp"
 #include "ops/counters/counter_row.hpp"
+#include "ops/counters/deferred.hpp"
+#include "ops/catalog/catalog_cache.hpp"
 #include "ops/catalog/catalog_owner.hpp"
 #include "pg/as_user.hpp"
 #include "pg/guard.hpp"
@@ -160,12 +162,71 @@ std::set<std::string, std::less<>>& on_behalf() {
     return queues;
 }
 
+// Changes of deferred queues that this transaction's commit adds to shared
+// memory (their entries reserved before the commit).
+std::vector<core::CounterRow>& deferred_rows() {
+    static std::vector<core::CounterRow> rows;
+    return rows;
+}
+
+// Queues dropped by this transaction: their entries in shared memory go at
+// its commit.
+std::vector<std::string>& discard_at_commit() {
+    static std::vector<std::string> queues;
+    return queues;
+}
+
+// Whether the queue counts in deferred mode (queue_set_counters), cached per
+// backend as the other settings a commit needs. Read as the catalog's owner.
+bool queue_deferred(const std::string& queue, LazySpi& spi, Oid owner) {
+    static CatalogCache<bool> cache;
+    return cache.get(queue, [&] {
+        spi.need();
+        SPIPlanPtr plan = cached_plan(
+            "", "queue_counters_mode",
+            [] {
+                return std::string(
+                    "SELECT counters_mode OPERATOR(pg_catalog.=) 'deferred' FROM fetchq.queues "
+                    "WHERE name = $1");
+            },
+            {TEXTOID});
+        Datum arg = to_text(queue);
+        bool deferred = false;
+        as_user(owner, [&] {
+            if (spi_execute_latest(plan, &arg, nullptr) == 0) return;
+            bool isnull = true;
+            Datum value = spi_value(0, 1, &isnull);
+            deferred = !isnull && DatumGetBool(value);
+        });
+        return deferred;
+    });
+}
+
+// Writes the changes of `rows` into their counter rows of stripe `slot`,
+// inserting the rows missing; needs `spi` for those. Run as the catalog's
+// owner when it inserts (`as_owner`).
+template <typename AsOwner>
+void write_rows(const std::vector<core::CounterRow>& rows, int16 slot, LazySpi& spi,
+                AsOwner&& as_owner) {
+    if (rows.empty()) return;
+    CounterTable table = counter_table_open();
+    for (const core::CounterRow& row : rows) {
+        if (counter_row_add(table, row, slot)) continue;
+        spi.need();
+        as_owner([&] { insert_counter_row(row, Int16GetDatum(slot)); });
+        pg_call([] { CommandCounterIncrement(); });
+    }
+    counter_table_close(table);
+}
+
 // The standard counters first, one row per queue in queue order (updated in
 // place, see counter_row.hpp; inserted on the queue's first change in this
 // slot), then the others: every writer of both tables (flush, counter_set,
 // metric_reset) locks rows in that order, so two backends sharing a slot
-// never wait for each other in a cycle.
-void flush() {
+// never wait for each other in a cycle. A deferred queue's row goes to shared
+// memory at the commit instead, when its entry there could be reserved; never
+// for a prepared transaction, whose commit comes without callbacks.
+void flush(bool preparing) {
     if (deltas().empty()) return;
     std::vector<core::MetricDelta> sorted = deltas().drain();
     if (sorted.empty()) return;
@@ -175,20 +236,22 @@ void flush() {
     // The counters are fetchq's: written as the catalog's owner, whoever
     // commits (the calls that made the changes checked the caller's rights).
     Oid owner = InvalidOid;
-    const auto as_owner = [&](auto&& f) {
+    const auto owner_id = [&] {
         if (!OidIsValid(owner)) owner = catalog_owner();
-        as_user(owner, f);
+        return owner;
     };
-    if (!split.rows.empty()) {
-        CounterTable table = counter_table_open();
-        for (const core::CounterRow& row : split.rows) {
-            if (counter_row_add(table, row, slot)) continue;
-            spi.need();
-            as_owner([&] { insert_counter_row(row, Int16GetDatum(slot)); });
-            pg_call([] { CommandCounterIncrement(); });
+    const auto as_owner = [&](auto&& f) { as_user(owner_id(), f); };
+    std::vector<core::CounterRow> exact;
+    const bool may_defer = !preparing && deferred_available();
+    for (const core::CounterRow& row : split.rows) {
+        if (may_defer && queue_deferred(row.queue, spi, owner_id()) &&
+            deferred_reserve(row.queue)) {
+            deferred_rows().push_back(row);
+            continue;
         }
-        counter_table_close(table);
+        exact.push_back(row);
     }
+    write_rows(exact, slot, spi, as_owner);
     if (!split.others.empty()) {
         spi.need();
         as_owner([&] { flush_others(split.others, Int16GetDatum(slot)); });
@@ -201,14 +264,27 @@ void flush() {
 void on_xact(XactEvent event, void*) {
     switch (event) {
         case XACT_EVENT_PRE_COMMIT:
-        case XACT_EVENT_PRE_PREPARE:
-            callback_entry(ERROR, "counters_pre_commit", flush);
+            callback_entry(ERROR, "counters_pre_commit", [] { flush(false); });
             break;
+        case XACT_EVENT_PRE_PREPARE:
+            callback_entry(ERROR, "counters_pre_commit", [] { flush(true); });
+            break;
+        case XACT_EVENT_COMMIT:
+            callback_entry(WARNING, "counters_end", [] {
+                std::vector<core::CounterRow> rows;
+                rows.swap(deferred_rows());
+                deferred_add(rows);
+                for (const std::string& queue : discard_at_commit()) deferred_discard(queue);
+            });
+            [[fallthrough]];
         case XACT_EVENT_ABORT:
         case XACT_EVENT_PARALLEL_ABORT:
-        case XACT_EVENT_COMMIT:
         case XACT_EVENT_PREPARE:
             callback_entry(WARNING, "counters_end", [] {
+                // Empty after a commit: deferred_add released them.
+                deferred_release(deferred_rows());
+                deferred_rows().clear();
+                discard_at_commit().clear();
                 deltas().clear();
                 on_behalf().clear();
             });
@@ -338,11 +414,16 @@ bool counter_set_column(const std::string& queue, std::size_t index, int64_t val
         },
         {TEXTOID, INT8OID});
     Datum args[2] = {to_text(queue), Int64GetDatum(value)};
+    // The queue's catalog row first, as folds lock it before the counter
+    // rows: no fold of the queue's deferred changes runs meanwhile.
+    counters_lock_queue_row(queue);
     spi_execute(lock, args, nullptr, false);
     const bool had_value = spi_int(0, 1) > 0;
     spi_execute(set, args, nullptr, false);
     const bool had_pending = metric_pending(queue, column) != 0;
     metric_forget(queue, column);
+    // What shared memory holds of it (deferred counters) is overwritten too.
+    counters_cancel_unfolded(queue, index);
     return !had_value && !had_pending;
 }
 
@@ -463,6 +544,83 @@ void pending_arrays(std::string_view queue, Datum* metrics, Datum* deltas_out) {
         *metrics = text_array(rows, false);
         *deltas_out = int8_array(rows);
     });
+}
+
+void counters_discard_at_commit(std::string_view queue) { discard_at_commit().emplace_back(queue); }
+
+namespace {
+
+// Names of `candidates` in fetchq.queues, in a new snapshot; with `lock`,
+// those whose catalog row this transaction could lock FOR SHARE (SKIP
+// LOCKED: a queue_set_counters or metric_reset of the queue under way holds
+// it). As the catalog's owner.
+std::vector<std::string> queue_rows(const std::vector<std::string>& candidates, bool lock) {
+    SPIPlanPtr plan =
+        cached_plan("", lock ? "counters_fold_lock" : "counters_fold_exist",
+                    [lock] {
+                        return std::string(
+                                   "SELECT name::pg_catalog.text FROM fetchq.queues "
+                                   "WHERE name OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.text[]) "
+                                   "ORDER BY name COLLATE \"C\"") +
+                               (lock ? " FOR SHARE SKIP LOCKED" : "");
+                    },
+                    {TEXTARRAYOID});
+    std::vector<core::MetricDelta> as_rows;
+    for (const std::string& q : candidates) as_rows.push_back({q, {}, 0});
+    Datum arg = 0;
+    pg_call([&] { arg = text_array(as_rows, true); });
+    std::vector<std::string> names;
+    const uint64_t n = spi_execute(plan, &arg, nullptr, false);
+    for (uint64_t row = 0; row < n; ++row) names.emplace_back(spi_text(row, 1));
+    return names;
+}
+
+}  // namespace
+
+int64_t counters_fold(const std::optional<std::string>& queue) {
+    std::vector<std::string> names = deferred_queues();
+    if (queue) {
+        const bool listed = std::find(names.begin(), names.end(), *queue) != names.end();
+        names.clear();
+        if (listed) names.push_back(*queue);
+    }
+    if (names.empty()) return 0;
+    std::sort(names.begin(), names.end());
+    std::vector<std::string> existing, locked;
+    const Oid owner = catalog_owner();
+    as_user(owner, [&] {
+        existing = queue_rows(names, false);
+        locked = queue_rows(names, true);
+    });
+    // Entries of queues dropped since (or by an extension dropped since).
+    for (const std::string& name : names)
+        if (std::find(existing.begin(), existing.end(), name) == existing.end())
+            deferred_discard(name);
+    const std::vector<core::CounterRow> rows = deferred_take(locked);
+    LazySpi spi;
+    write_rows(rows, kFoldSlot, spi, [&](auto&& f) { as_user(owner, f); });
+    spi.finish();
+    return static_cast<int64_t>(rows.size());
+}
+
+void counters_cancel_unfolded(const std::string& queue, std::optional<std::size_t> column) {
+    if (!deferred_available()) return;
+    // A snapshot taken now: the caller's lock on the queue's catalog row
+    // waited for any fold of it, whose rows the caller's statements see.
+    const Snapshot snapshot = pg_call([] { return GetLatestSnapshot(); });
+    for (const UnfoldedRow& row : deferred_unfolded(snapshot, queue))
+        for (std::size_t i = 0; i < core::kCounterColumns.size(); ++i)
+            if ((!column || *column == i) && (row.mask & (1u << i)) && row.values[i] != 0)
+                metric_add(queue, core::kCounterColumns[i], -row.values[i]);
+}
+
+void counters_lock_queue_row(const std::string& queue) {
+    SPIPlanPtr plan = cached_plan(
+        "", "counters_queue_row",
+        [] { return std::string("SELECT 1 FROM fetchq.queues WHERE name = $1 FOR NO KEY UPDATE"); },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    as_catalog_owner([&] { spi_execute(plan, &name, nullptr, false); });
 }
 
 }  // namespace fetchq::ops

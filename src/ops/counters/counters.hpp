@@ -90,4 +90,23 @@ std::string queue_counters_sql();
 // to join with fetchq.metrics in SQL.
 void pending_arrays(std::string_view queue, Datum* metrics, Datum* deltas);
 
+// Deferred counters (ops/counters/deferred.hpp).
+// Folds the changes of deferred queues (only `queue`'s when given) that
+// shared memory holds into stripe kFoldSlot of fetchq.counters, in the
+// current transaction; returns the queues folded. Queues whose catalog row
+// another transaction locks are left for the next fold. Needs SPI.
+int64_t counters_fold(const std::optional<std::string>& queue);
+// The queue is dropped: its entry in shared memory goes when this commits.
+void counters_discard_at_commit(std::string_view queue);
+// Adds to this transaction the opposite of the queue's changes not yet
+// folded (of one column of core::kCounterColumns when given), for
+// metric_reset and counter_set, which recount, set or drop counters of the
+// queue; the caller holds the queue's catalog row (counters_lock_queue_row),
+// so no fold of the queue runs meanwhile.
+void counters_cancel_unfolded(const std::string& queue,
+                              std::optional<std::size_t> column = std::nullopt);
+// Locks the queue's catalog row FOR NO KEY UPDATE (as the catalog's owner): folds
+// lock it FOR SHARE SKIP LOCKED, before the counter rows.
+void counters_lock_queue_row(const std::string& queue);
+
 }  // namespace fetchq::ops

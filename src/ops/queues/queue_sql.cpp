@@ -176,6 +176,7 @@ std::vector<std::string> all_queue_names() {
 void queue_forget(std::string_view queue) {
     forget_plans(queue);
     metric_forget_queue(queue);
+    counters_discard_at_commit(queue);
 }
 
 }  // namespace fetchq::ops

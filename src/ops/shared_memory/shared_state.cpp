@@ -6,6 +6,7 @@
 #include "ops/shared_memory/pick_wake.hpp"
 #include "ops/shared_memory/queue_activity.hpp"
 #include "ops/config/settings.hpp"
+#include "ops/counters/deferred.hpp"
 
 extern "C" {
 #include "storage/ipc.h"
@@ -31,6 +32,7 @@ void request_shmem() {
     RequestAddinShmemSpace(pick_start_shmem_size());
     RequestAddinShmemSpace(queue_activity_shmem_size());
     RequestNamedLWLockTranche("fetchq", 1);
+    deferred_shmem_request();
 }
 
 void on_shmem_request() {
@@ -57,6 +59,7 @@ void init_shmem() {
     pick_wake_shmem_init();
     pick_start_shmem_init();
     queue_activity_shmem_init();
+    deferred_shmem_init();
     LWLockRelease(AddinShmemInitLock);
 }
 

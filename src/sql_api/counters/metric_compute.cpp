@@ -66,12 +66,21 @@ Computed reset(const std::string& queue) {
                             "DELETE FROM fetchq.metrics_writes WHERE queue = $1");
                     },
                     {TEXTOID});
+    // The queue's catalog row, which a fold of its deferred counters locks
+    // too (ops/counters/counters.hpp counters_fold): none runs until this
+    // transaction ends, and the one that ran before has ended.
+    counters_lock_queue_row(queue);
     Datum name = to_text(queue);
     as_catalog_owner([&] {
         spi_execute(standard, &name, nullptr, false);
         spi_execute(plan, &name, nullptr, false);
     });
     metric_forget_queue(queue);
+    // What shared memory holds of the queue (deferred counters) is in the
+    // counts, or was dropped with the rows: cancelled when this commits
+    // (counter_set below cancels its own counter again after forgetting
+    // this transaction's change of it).
+    counters_cancel_unfolded(queue);
     const Computed c = compute(queue);
     counter_set(queue, "cnt", c.cnt);
     counter_set(queue, "pln", c.pln);

@@ -9,8 +9,10 @@
 
 #include <optional>
 
+#include "core/echo.hpp"
 #include "core/error.hpp"
 #include "pg/args.hpp"
+#include "ops/counters/counters.hpp"
 #include "ops/documents/dead_letters.hpp"
 #include "ops/queues/queue_access.hpp"
 #include "ops/queues/queue_tables.hpp"
@@ -380,8 +382,44 @@ Datum queue_set_retention(FunctionCallInfo fcinfo) {
     PG_RETURN_INT32(static_cast<int32_t>(n));
 }
 
+// queue_set_counters(queue, mode) -> affected_rows: 'exact' writes the
+// queue's counters in each document's transaction, 'deferred' through shared
+// memory, folded by the scheduler (ops/counters/deferred.hpp). The update
+// locks the queue's catalog row, which a fold of the queue locks too; the
+// changes of the queue that shared memory holds are then folded here, in the
+// same transaction. A commit that chose its way before the switch took
+// effect still counts once: readers add what shared memory holds, whatever
+// the queue's mode, and the scheduler folds it.
+Datum queue_set_counters(FunctionCallInfo fcinfo) {
+    std::string queue = arg_queue(fcinfo, 0);
+    const std::string mode = arg_text(fcinfo, 1, "mode");
+    if (mode != "exact" && mode != "deferred")
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "invalid counters mode " + core::echo(mode),
+                          "The mode is 'exact' or 'deferred'.",
+                          "'exact' writes the counters in each document's transaction, "
+                          "'deferred' lets the scheduler fold them (docs/api.md).");
+    spi_connect();
+    const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
+    require_queue_owner(queue);
+    SPIPlanPtr plan = cached_plan(
+        "", "queue_set_counters",
+        [] { return std::string("UPDATE fetchq.queues SET counters_mode = $2 WHERE name = $1"); },
+        {TEXTOID, TEXTOID});
+    Datum values[2] = {to_text(queue), to_text(mode)};
+    uint64_t n = 0;
+    as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
+    if (n == 0) throw_queue_missing(queue);
+    counters_fold(queue);
+    leave_queue(scope);
+    spi_finish();
+    PG_RETURN_INT32(static_cast<int32_t>(n));
+}
+
 }  // namespace
 }  // namespace fetchq::sql_api
+
+FETCHQ_SQL_FUNCTION(fetchq_queue_set_counters, fetchq::sql_api::queue_set_counters)
 
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_retention, fetchq::sql_api::queue_set_retention)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_retry_policy, fetchq::sql_api::queue_set_retry_policy)

@@ -42,6 +42,12 @@ CREATE FUNCTION fetchq.queue_set_retry_policy(queue VARCHAR, delay INTERVAL,
     jitter DOUBLE PRECISION DEFAULT 0, OUT affected_rows INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_queue_set_retry_policy' LANGUAGE C VOLATILE;
 
+-- fetchq: how the queue's counters are written: 'exact' (in each document's
+-- transaction) or 'deferred' (through shared memory, folded into
+-- fetchq.counters by the scheduler).
+CREATE FUNCTION fetchq.queue_set_counters(queue VARCHAR, mode TEXT, OUT affected_rows INTEGER)
+AS 'MODULE_PATHNAME', 'fetchq_queue_set_counters' LANGUAGE C VOLATILE;
+
 -- Empties every backend's cache of queue settings (src/ops/catalog/catalog_cache.hpp)
 -- when a change of fetchq.queues commits, however it was made.
 CREATE FUNCTION fetchq.queues_changed() RETURNS trigger
