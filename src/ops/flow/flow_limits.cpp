@@ -1,0 +1,201 @@
+#include "ops/flow/flow_limits.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "ops/catalog/catalog_cache.hpp"
+#include "ops/catalog/catalog_owner.hpp"
+#include "ops/queues/doc_status_sql.hpp"
+#include "ops/queues/queue_sql.hpp"
+#include "pg/result.hpp"
+#include "pg/spi.hpp"
+
+extern "C" {
+#include "catalog/namespace.h"
+#include "utils/lsyscache.h"
+}
+
+namespace fetchq::ops {
+
+using namespace fetchq::pg;
+
+namespace {
+
+constexpr const char* kFlowPickIndexSuffix = "__docs_flow_pick_idx";
+constexpr const char* kFlowActiveIndexSuffix = "__docs_flow_active_idx";
+
+std::optional<int32_t> optional_int(uint64_t row, int col) {
+    bool isnull = true;
+    const Datum value = spi_value(row, col, &isnull);
+    if (isnull) return std::nullopt;
+    return DatumGetInt32(value);
+}
+
+std::shared_ptr<const FlowLimits> read_limits(const std::string& queue) {
+    SPIPlanPtr queue_plan = cached_plan(
+        "", "flow_limits_read",
+        [] {
+            return std::string(
+                "SELECT max_active, key_max_active FROM fetchq.flow_limits WHERE queue = $1");
+        },
+        {TEXTOID});
+    SPIPlanPtr keys_plan =
+        cached_plan("", "flow_key_limits_read",
+                    [] {
+                        return std::string(
+                            "SELECT flow_key, key_max_active FROM fetchq.flow_key_limits"
+                            " WHERE queue = $1 AND key_max_active IS NOT NULL");
+                    },
+                    {TEXTOID});
+    auto limits = std::make_shared<FlowLimits>();
+    Datum arg = to_text(queue);
+    as_catalog_owner([&] {
+        if (spi_execute_latest(queue_plan, &arg, nullptr) > 0) {
+            limits->max_active = optional_int(0, 1);
+            limits->key_max_active = optional_int(0, 2);
+        }
+        const uint64_t n = spi_execute_latest(keys_plan, &arg, nullptr);
+        for (uint64_t row = 0; row < n; ++row)
+            limits->key_caps.emplace(spi_text(row, 1), static_cast<int32_t>(spi_int(row, 2)));
+    });
+    if (!limits->max_active && !limits->per_key()) return nullptr;
+    return limits;
+}
+
+// The active documents of the queue (of one key when `key`), on the latest
+// committed state and this transaction's own changes.
+int64_t count_active(const std::string& queue, const std::string* key) {
+    const std::string where = "status = " + status_sql::active;
+    if (!key) {
+        SPIPlanPtr plan = queue_plan(
+            queue, "flow_count_active",
+            [&] { return "SELECT count(*) FROM " + docs_rel(queue) + " WHERE " + where; }, {});
+        spi_execute_latest(plan, nullptr, nullptr);
+        return spi_int(0, 1);
+    }
+    SPIPlanPtr plan = queue_plan(queue, "flow_count_key_active",
+                                 [&] {
+                                     return "SELECT count(*) FROM " + docs_rel(queue) + " WHERE " +
+                                            where + " AND flow_key = $1";
+                                 },
+                                 {TEXTOID});
+    Datum arg = to_text(*key);
+    spi_execute_latest(plan, &arg, nullptr);
+    return spi_int(0, 1);
+}
+
+bool index_exists(const std::string& name) {
+    const char* relname = name.c_str();
+    return pg_call([&] {
+        Oid schema = get_namespace_oid("fetchq_data", false);
+        return OidIsValid(get_relname_relid(relname, schema));
+    });
+}
+
+}  // namespace
+
+std::shared_ptr<const FlowLimits> flow_limits(const std::string& queue) {
+    static CatalogCache<std::shared_ptr<const FlowLimits>> cache;
+    return cache.get(queue, [&] { return read_limits(queue); });
+}
+
+std::optional<int64_t> queue_room(const std::string& queue, int32_t max_active, bool wait) {
+    SPIPlanPtr plan = cached_plan("", wait ? "flow_queue_lock" : "flow_queue_lock_nowait",
+                                  [wait] {
+                                      return std::string(
+                                                 "SELECT 1 FROM fetchq.flow_limits WHERE queue = $1"
+                                                 " FOR NO KEY UPDATE") +
+                                             (wait ? "" : " SKIP LOCKED");
+                                  },
+                                  {TEXTOID});
+    Datum arg = to_text(queue);
+    uint64_t locked = 0;
+    as_catalog_owner([&] { locked = spi_execute_current(plan, &arg, nullptr); });
+    if (locked == 0) return std::nullopt;
+    return std::max<int64_t>(0, max_active - count_active(queue, nullptr));
+}
+
+int64_t key_room(const std::string& queue, const std::string& key, int32_t cap, bool wait) {
+    SPIPlanPtr lock =
+        cached_plan("", wait ? "flow_key_lock" : "flow_key_lock_nowait",
+                    [wait] {
+                        return std::string(
+                                   "SELECT 1 FROM fetchq.flow_key_locks WHERE queue = $1"
+                                   " AND flow_key = $2 FOR NO KEY UPDATE") +
+                               (wait ? "" : " SKIP LOCKED");
+                    },
+                    {TEXTOID, TEXTOID});
+    // The first pick of a key makes its row, which it then holds (a
+    // concurrent maker of the same row waits for this transaction).
+    SPIPlanPtr make =
+        cached_plan("", "flow_key_lock_make",
+                    [] {
+                        return std::string(
+                            "INSERT INTO fetchq.flow_key_locks (queue, flow_key) VALUES ($1, $2)"
+                            " ON CONFLICT DO NOTHING");
+                    },
+                    {TEXTOID, TEXTOID});
+    Datum args[2] = {to_text(queue), to_text(key)};
+    bool held = false;
+    as_catalog_owner([&] {
+        held = spi_execute_current(lock, args, nullptr) > 0;
+        if (!held) held = spi_execute(make, args, nullptr, false) > 0;
+        // Made by a transaction that ended since: there now.
+        if (!held && wait) held = spi_execute_current(lock, args, nullptr) > 0;
+    });
+    if (!held) return 0;
+    return std::max<int64_t>(0, cap - count_active(queue, &key));
+}
+
+void create_flow_indexes(const std::string& queue) {
+    const std::string pick = queue + kFlowPickIndexSuffix;
+    if (!index_exists(pick))
+        spi_execute_text("CREATE INDEX IF NOT EXISTS " + quote_ident(pick) + " ON " +
+                         docs_rel(queue) +
+                         " (version, flow_key, priority DESC, next_iteration, attempts)"
+                         " WHERE status = " +
+                         status_sql::pending + " AND lock_upgrade IS NULL");
+    const std::string active = queue + kFlowActiveIndexSuffix;
+    if (!index_exists(active))
+        spi_execute_text("CREATE INDEX IF NOT EXISTS " + quote_ident(active) + " ON " +
+                         docs_rel(queue) + " (flow_key) WHERE status = " + status_sql::active);
+}
+
+int64_t held_back(const std::string& queue) {
+    const std::shared_ptr<const FlowLimits> limits = flow_limits(queue);
+    if (!limits) return 0;
+    const std::string ready = "status = " + status_sql::pending +
+                              " AND lock_upgrade IS NULL AND next_iteration <= now()"
+                              " AND (expires_at IS NULL OR expires_at > now())";
+    if (limits->max_active) {
+        const std::string sql = "SELECT (SELECT count(*) FROM " + docs_rel(queue) +
+                                " WHERE status = " + status_sql::active +
+                                ") >= $1, count(*) FROM " + docs_rel(queue) + " WHERE " + ready;
+        Datum arg = Int32GetDatum(*limits->max_active);
+        queue_execute_once(queue, sql, {INT4OID}, &arg, nullptr, true);
+        bool isnull = true;
+        if (DatumGetBool(spi_value(0, 1, &isnull))) return spi_int(0, 2);
+    }
+    if (!limits->per_key()) return 0;
+    // Per key: its ready documents when its active ones reached its cap.
+    std::vector<std::string> keys, caps;
+    for (const auto& [key, cap] : limits->key_caps) {
+        keys.push_back(key);
+        caps.push_back(std::to_string(cap));
+    }
+    const std::string sql =
+        "WITH k AS (SELECT flow_key, count(*) FILTER (WHERE " + ready +
+        ") AS ready, count(*) FILTER (WHERE status = " + status_sql::active + ") AS active FROM " +
+        docs_rel(queue) + " WHERE flow_key IS NOT NULL AND status IN (" + status_sql::pending +
+        ", " + status_sql::active +
+        ") GROUP BY flow_key), c AS (SELECT * FROM unnest($2::text[], $3::text[]::int4[])"
+        " AS c(flow_key, cap)) SELECT COALESCE(sum(k.ready), 0)::int8 FROM k"
+        " LEFT JOIN c USING (flow_key) WHERE k.active >= COALESCE(c.cap, $1)";
+    Datum args[3] = {Int32GetDatum(limits->key_max_active.value_or(0)), text_array(keys),
+                     text_array(caps)};
+    const char nulls[3] = {limits->key_max_active ? ' ' : 'n', ' ', ' '};
+    queue_execute_once(queue, sql, {INT4OID, TEXTARRAYOID, TEXTARRAYOID}, args, nulls, true);
+    return spi_int(0, 1);
+}
+
+}  // namespace fetchq::ops

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Flow limits (issue 35): doc_send's flow_key, queue_set_limits,
+# queue_set_key_limits, queue_drop_key_limits; max_active and key_max_active
+# enforced by doc_pick and doc_take, exact under 16 concurrent clients (every
+# pick and outcome recorded with its time, every moment checked); no
+# head-of-line blocking behind 100,000 held-back documents; a slot freed by
+# every outcome and by the orphan re-queue; bad input; privileges; the
+# unbuilt limits (key_rate, key_burst, fair) refused.
+# Env: PGHOST PGPORT PGUSER (a superuser); $1: a database with the extension.
+set -euo pipefail
+db=$1
+source "$(dirname "$0")/lib/checks.sh"
+
+err() {
+    local out
+    out=$(psql -X -q -At -d "$db" -c '\set VERBOSITY verbose' -c "$1" 2>&1 |
+        sed -n 's/^ERROR:  \([0-9A-Z]*\): \(.*\)$/\1 \2/p' | head -1 || true)
+    echo "${out:-no error}"
+}
+
+# --- the key ---------------------------------------------------------------
+q "SELECT fetchq.queue_create('fk'), fetchq.queue_create('fk_copy')" >/dev/null
+q "SELECT fetchq.route_create('fk', 'fk_copy')" >/dev/null
+check "doc_send with a flow_key" "$(q "SELECT fetchq.doc_send('fk', 'a', flow_key => 'tenant1')")" 1
+check "stored in the queue's last column" \
+    "$(q "SELECT flow_key FROM fetchq_data.fk__docs WHERE subject = 'a'")" tenant1
+check "flow_key is the last column of a documents table" \
+    "$(q "SELECT attname FROM pg_attribute WHERE attrelid = 'fetchq_data.fk__docs'::regclass
+          AND attnum > 0 AND NOT attisdropped ORDER BY attnum DESC LIMIT 1")" flow_key
+check "a route's copy keeps the key" \
+    "$(q "SELECT flow_key FROM fetchq_data.fk_copy__docs WHERE subject = 'a'")" tenant1
+q "SELECT fetchq.doc_push('fk', 'b', 0, 0, now(), '{}')" >/dev/null
+check "a Fetchq 4 push has no key" \
+    "$(q "SELECT flow_key IS NULL FROM fetchq_data.fk__docs WHERE subject = 'b'")" t
+check "doc_peek returns the key last" "$(q "SELECT flow_key FROM fetchq.doc_peek('fk', 'a')")" tenant1
+check "doc_take returns the key last" \
+    "$(q "SELECT flow_key FROM fetchq.doc_take('fk', 'a', '1 minute')")" tenant1
+check "doc_pick keeps Fetchq 4's ten columns" \
+    "$(q "SELECT count(*) FROM pg_proc p, unnest(p.proargmodes) m
+          WHERE p.oid = 'fetchq.doc_pick(varchar, integer, integer, varchar)'::regprocedure
+            AND m = 't'")" 10
+q "SELECT fetchq.doc_send('fk', 'w', flow_key => 'tenant9')" >/dev/null
+check "doc_pick_wait's documents carry the key" \
+    "$(psql -X -q -At -d "$db" -c "CALL fetchq.doc_pick_wait('fk', 0, 5, '1 minute', '0 seconds', NULL)" |
+        grep -c tenant9)" 1
+check_has "an empty flow_key: 22023" "$(err "SELECT fetchq.doc_send('fk', 'e', flow_key => '')")" '^22023'
+check "requeue with if_finished sets the new key" \
+    "$(q "SELECT fetchq.doc_complete('fk', 'a'); SELECT fetchq.doc_send('fk', 'a', if_finished => 'requeue', flow_key => 'tenant2');
+          SELECT flow_key FROM fetchq_data.fk__docs WHERE subject = 'a'" | tail -1)" tenant2
+
+# --- bad input -------------------------------------------------------------
+q "SELECT fetchq.queue_create('fl')" >/dev/null
+check_has "max_active 0: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', max_active => 0)")" '^22023'
+check_has "key_max_active -1: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', key_max_active => -1)")" '^22023'
+check_has "key_rate 0: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', key_rate => 0)")" '^22023'
+check_has "key_burst 0: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', key_rate => 1, key_burst => 0)")" '^22023'
+check_has "a rate interval under 1 ms: 22023" \
+    "$(err "SELECT fetchq.queue_set_limits('fl', key_rate => 5, key_rate_interval => '0.5 ms')")" '^22023'
+check_has "a NULL rate interval: 22023" \
+    "$(err "SELECT fetchq.queue_set_limits('fl', key_max_active => 1, key_rate_interval => NULL)")" '^22'
+check_has "key limits: key_max_active 0: 22023" \
+    "$(err "SELECT fetchq.queue_set_key_limits('fl', 'k', key_max_active => 0)")" '^22023'
+check_has "key limits: empty key: 22023" \
+    "$(err "SELECT fetchq.queue_set_key_limits('fl', '', key_max_active => 2)")" '^22023'
+missing_set=$(err "SELECT fetchq.queue_set_max_attempts('nope', 3)")
+check "limits on a missing queue: as queue_set_max_attempts reports it" \
+    "$(err "SELECT fetchq.queue_set_limits('nope', max_active => 3)" | cut -c1-5)" "${missing_set:0:5}"
+check "key limits on a missing queue: the same" \
+    "$(err "SELECT fetchq.queue_set_key_limits('nope', 'k', 3)" | cut -c1-5)" "${missing_set:0:5}"
+check "drop key limits on a missing queue: the same" \
+    "$(err "SELECT fetchq.queue_drop_key_limits('nope', 'k')" | cut -c1-5)" "${missing_set:0:5}"
+# not built yet: refused, never accepted silently
+check_has "key_rate: 0A000" "$(err "SELECT fetchq.queue_set_limits('fl', key_rate => 10)")" '^0A000'
+check_has "key_burst: 0A000" "$(err "SELECT fetchq.queue_set_limits('fl', key_burst => 10)")" '^0A000'
+check_has "fair: 0A000" "$(err "SELECT fetchq.queue_set_limits('fl', fair => true)")" '^0A000'
+check_has "a key's key_rate: 0A000" "$(err "SELECT fetchq.queue_set_key_limits('fl', 'k', key_rate => 3)")" '^0A000'
+check "nothing was changed by the refusals" \
+    "$(q "SELECT (SELECT count(*) FROM fetchq.flow_limits) + (SELECT count(*) FROM fetchq.flow_key_limits)")" 0
+
+# --- privileges ------------------------------------------------------------
+q "DROP ROLE IF EXISTS fl_worker; CREATE ROLE fl_worker LOGIN" >/dev/null
+q "GRANT USAGE ON SCHEMA fetchq TO fl_worker" >/dev/null
+q "SELECT fetchq.queue_grant('fl', 'fl_worker', 'pick')" >/dev/null
+check_has "a role without manage cannot set limits" \
+    "$(PGUSER=fl_worker err "SELECT fetchq.queue_set_limits('fl', max_active => 1)")" '^42501'
+check_has "nor a key's limits" \
+    "$(PGUSER=fl_worker err "SELECT fetchq.queue_set_key_limits('fl', 'k', 1)")" '^42501'
+check_has "nor drop them" \
+    "$(PGUSER=fl_worker err "SELECT fetchq.queue_drop_key_limits('fl', 'k')")" '^42501'
+q "SELECT fetchq.queue_grant('fl', 'fl_worker', 'manage')" >/dev/null
+check "a role with manage sets them" \
+    "$(PGUSER=fl_worker psql -X -q -At -d "$db" -c "SELECT fetchq.queue_set_limits('fl', max_active => 2)")" 1
+check "recorded as set by it" "$(q "SELECT set_by FROM fetchq.flow_limits WHERE queue = 'fl'")" fl_worker
+check "all NULL removes the limits" "$(q "SELECT fetchq.queue_set_limits('fl')")" 1
+check "gone" "$(q "SELECT count(*) FROM fetchq.flow_limits")" 0
+check_has "no role but the catalog's owner writes the tables" \
+    "$(PGUSER=fl_worker err "INSERT INTO fetchq.flow_limits (queue, set_by) VALUES ('fl', 'fl_worker')")" '^42501'
+
+# --- max_active ------------------------------------------------------------
+picked() { q "SELECT coalesce(string_agg(subject, ',' ORDER BY subject), '-') FROM fetchq.doc_pick('$1', 0, $2, '5 minutes')"; }
+q "SELECT fetchq.queue_create('cap')" >/dev/null
+q "SELECT fetchq.doc_send('cap', 'd' || i) FROM generate_series(1, 9) AS i" >/dev/null
+q "SELECT fetchq.queue_set_limits('cap', max_active => 2)" >/dev/null
+check "max_active 2: a pick of 5 takes 2" "$(picked cap 5)" d1,d2
+check "then none while 2 are active" "$(picked cap 5)" -
+check "doc_take of a third: no row, held back" "$(q "SELECT count(*) FROM fetchq.doc_take('cap', 'd3', '1 minute')")" 0
+check "and it stays pending" "$(q "SELECT status FROM fetchq_data.cap__docs WHERE subject = 'd3'")" 1
+q "SELECT fetchq.doc_complete('cap', 'd1')" >/dev/null
+check "a completion frees one slot" "$(picked cap 5)" d3
+npicked() { q "SELECT count(*) FROM fetchq.doc_pick('$1', 0, $2, '5 minutes')"; }
+active() { q "SELECT count(*) FROM fetchq_data.$1__docs WHERE status = 2"; }
+q "SELECT fetchq.doc_reject('cap', 'd2', 'no', '{}')" >/dev/null
+check "a rejection frees one" "$(npicked cap 5)" 1
+q "SELECT fetchq.doc_kill('cap', subject) FROM fetchq_data.cap__docs WHERE status = 2 LIMIT 1" >/dev/null
+check "a kill frees one" "$(npicked cap 5)" 1
+q "SELECT fetchq.doc_drop('cap', subject) FROM fetchq_data.cap__docs WHERE status = 2 LIMIT 1" >/dev/null
+check "a drop frees one" "$(npicked cap 5)" 1
+q "SELECT fetchq.doc_reschedule('cap', subject, now() + interval '1 hour') FROM fetchq_data.cap__docs WHERE status = 2 LIMIT 1" >/dev/null
+q "SELECT fetchq.doc_send('cap', 'd6'), fetchq.doc_send('cap', 'd7')" >/dev/null
+check "a reschedule frees one" "$(npicked cap 5)" 1
+check "never more than 2 active" "$(active cap)" 2
+
+# --- key_max_active --------------------------------------------------------
+q "SELECT fetchq.queue_create('kc')" >/dev/null
+q "SELECT fetchq.queue_set_limits('kc', key_max_active => 1)" >/dev/null
+q "SELECT fetchq.doc_send('kc', 'a' || i, next_iteration => now() - interval '1 minute' + i * interval '1 second', flow_key => 'A')
+   FROM generate_series(1, 3) AS i" >/dev/null
+q "SELECT fetchq.doc_send('kc', 'b1', next_iteration => now() - interval '30 seconds', flow_key => 'B'),
+          fetchq.doc_send('kc', 'n1', next_iteration => now() - interval '20 seconds'),
+          fetchq.doc_send('kc', 'n2', next_iteration => now() - interval '10 seconds')" >/dev/null
+check "key_max_active 1: one of each key, and every document without a key" "$(picked kc 10)" a1,b1,n1,n2
+check "then nothing" "$(picked kc 10)" -
+check "doc_take of a held-back document: no row" "$(q "SELECT count(*) FROM fetchq.doc_take('kc', 'a3', '1 minute')")" 0
+check "doc_take with nowait: no row" "$(q "SELECT count(*) FROM fetchq.doc_take('kc', 'a3', '1 minute', true)")" 0
+q "SELECT fetchq.doc_complete('kc', 'a1')" >/dev/null
+check "a key's documents one at a time, in pick order (FIFO)" "$(picked kc 10)" a2
+q "SELECT fetchq.queue_set_key_limits('kc', 'A', 2)" >/dev/null
+check "a key's own cap (a tier)" "$(picked kc 10)" a3
+q "SELECT fetchq.queue_drop_key_limits('kc', 'A')" >/dev/null
+q "SELECT fetchq.doc_send('kc', 'a4', flow_key => 'A')" >/dev/null
+q "SELECT fetchq.doc_complete('kc', 'a2')" >/dev/null
+check "dropped: the queue's cap again (a3 still active)" "$(picked kc 10)" -
+q "SELECT fetchq.doc_complete('kc', 'a3')" >/dev/null
+check "and a4 once a3 is done" "$(picked kc 10)" a4
+
+# --- orphans free their slot ------------------------------------------------
+q "SELECT fetchq.queue_create('ko')" >/dev/null
+q "SELECT fetchq.queue_set_limits('ko', key_max_active => 1)" >/dev/null
+q "SELECT fetchq.doc_send('ko', 'o1', next_iteration => now() - interval '1 minute', flow_key => 'K'),
+          fetchq.doc_send('ko', 'o2', flow_key => 'K')" >/dev/null
+check "picked with a short lock" "$(q "SELECT subject FROM fetchq.doc_pick('ko', 0, 5, '1 second')")" o1
+check "the key is full" "$(picked ko 5)" -
+wait_for "the orphan is re-queued by the scheduler" 60 \
+    "SELECT status FROM fetchq_data.ko__docs WHERE subject = 'o1'" 1
+check "its slot is free again" "$(npicked ko 5)" 1
+
+# --- no head-of-line blocking -----------------------------------------------
+q "SELECT fetchq.queue_create('hol')" >/dev/null
+q "SELECT fetchq.queue_set_limits('hol', key_max_active => 1)" >/dev/null
+q "INSERT INTO fetchq_data.hol__docs (subject, version, priority, status, next_iteration, created_at, payload, flow_key)
+   SELECT 'big' || i, 0, 0, 1, now() - interval '1 hour' + i * interval '1 millisecond', now(), '{}', 'big'
+   FROM generate_series(1, 100000) AS i" >/dev/null
+q "SELECT fetchq.doc_send('hol', 'small', flow_key => 'small')" >/dev/null
+q "ANALYZE fetchq_data.hol__docs" >/dev/null
+check "the big key's first document is picked" "$(picked hol 1)" big1
+hol=$(q "CREATE TEMP TABLE r AS SELECT sum(pg_stat_get_xact_tuples_returned(indexrelid)) AS n FROM pg_index WHERE indrelid = 'fetchq_data.hol__docs'::regclass;
+         CREATE TEMP TABLE t AS SELECT clock_timestamp() AS at;
+         CREATE TEMP TABLE p AS SELECT subject FROM fetchq.doc_pick('hol', 0, 1, '5 minutes');
+         SELECT (SELECT string_agg(subject, ',') FROM p),
+                (SELECT sum(pg_stat_get_xact_tuples_returned(indexrelid)) FROM pg_index WHERE indrelid = 'fetchq_data.hol__docs'::regclass) - (SELECT n FROM r) < 1000,
+                extract(epoch FROM clock_timestamp() - (SELECT at FROM t)) * 1000 < 300" | tail -1)
+check "behind 100,000 held-back documents of a capped key, another key's document is picked, reading under 1000 index entries, in under 300 ms" \
+    "$hol" "small|t|t"
+check "stats: held_back counts the capped key's ready documents" \
+    "$(q "SELECT fetchq.doc_send('hol', 'small2', flow_key => 'small'); SELECT held_back FROM fetchq.stats WHERE queue = 'hol'" | tail -1)" 100000
+
+echo "failures: $failures"
+[ "$failures" -eq 0 ]
