@@ -174,5 +174,86 @@ check "behind 100,000 held-back documents of a capped key, another key's documen
 check "stats: held_back counts the capped key's ready documents" \
     "$(q "SELECT fetchq.doc_send('hol', 'small2', flow_key => 'small'); SELECT held_back FROM fetchq.stats WHERE queue = 'hol'" | tail -1)" 100000
 
+# --- exact under 16 concurrent clients ----------------------------------------
+# Each client loops in a procedure: pick one (commit), note the time after
+# the pick returned; work a little; note the time, then complete (commit).
+# A document counts as active from its noted start to its noted end, which
+# lie inside the time it was really active (after the pick's count, before
+# the completion's commit): a limit that held shows no overlap above it.
+q "CREATE UNLOGGED TABLE public.fl_log (queue text, subject text, started timestamptz, ended timestamptz)" >/dev/null
+q "GRANT ALL ON public.fl_log TO PUBLIC" >/dev/null
+q "CREATE PROCEDURE public.fl_client(q text, deadline timestamptz) LANGUAGE plpgsql AS \$p\$
+DECLARE s text; left_over boolean;
+BEGIN
+    WHILE clock_timestamp() < deadline LOOP
+        SELECT subject INTO s FROM fetchq.doc_pick(q, 0, 1, '1 minute');
+        IF s IS NULL THEN
+            COMMIT;
+            EXECUTE format('SELECT EXISTS (SELECT 1 FROM fetchq_data.%I WHERE status IN (1, 2))',
+                           q || '__docs') INTO left_over;
+            EXIT WHEN NOT left_over;
+            PERFORM pg_sleep(0.002);
+            CONTINUE;
+        END IF;
+        INSERT INTO public.fl_log VALUES (q, s, clock_timestamp(), NULL);
+        COMMIT;
+        PERFORM pg_sleep(0.001 + random() * 0.004);
+        UPDATE public.fl_log SET ended = clock_timestamp() WHERE queue = q AND subject = s;
+        PERFORM fetchq.doc_complete(q, s);
+        COMMIT;
+    END LOOP;
+END \$p\$" >/dev/null
+# The highest number of documents active at once in the log of `queue`, per
+# key (a key's name) or over the queue (''): the running sum of +1 at each
+# start and -1 at each end, ends first at the same instant.
+max_overlap() {
+    q "WITH e AS (SELECT coalesce(d.flow_key, '-') AS k, l.started AS at, 1 AS delta FROM public.fl_log l
+                  JOIN fetchq_data.$1__docs d USING (subject) WHERE l.queue = '$1'
+                  UNION ALL
+                  SELECT coalesce(d.flow_key, '-'), l.ended, -1 FROM public.fl_log l
+                  JOIN fetchq_data.$1__docs d USING (subject) WHERE l.queue = '$1'),
+            per_key AS (SELECT k, sum(delta) OVER (PARTITION BY k ORDER BY at, delta ROWS UNBOUNDED PRECEDING) AS n FROM e),
+            overall AS (SELECT sum(delta) OVER (ORDER BY at, delta ROWS UNBOUNDED PRECEDING) AS n FROM e)
+       SELECT coalesce((SELECT max(n) FROM per_key WHERE k = 'vip'), 0) || ':' ||
+              coalesce((SELECT max(n) FROM per_key WHERE k NOT IN ('vip', '-')), 0) || ':' ||
+              coalesce((SELECT max(n) FROM overall), 0)"
+}
+run_clients() {
+    local pids=() i
+    for i in $(seq 1 16); do
+        psql -X -q -d "$db" -c "CALL public.fl_client('$1', clock_timestamp() + interval '90 seconds')" >/dev/null &
+        pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i"; done
+}
+load_docs() {
+    q "SELECT fetchq.queue_create('$1')" >/dev/null
+    q "SELECT fetchq.doc_send('$1', 'd' || i, next_iteration => now() - interval '1 hour' + i * interval '1 millisecond',
+              flow_key => CASE WHEN i % 10 = 0 THEN NULL WHEN i % 10 = 1 THEN 'vip' ELSE 'k' || (i % 4) END)
+       FROM generate_series(1, 600) AS i" >/dev/null
+}
+# Without limits first: the same load does overlap, so the check can fail.
+load_docs fl_free
+run_clients fl_free
+check "no limits: every document completed" \
+    "$(q "SELECT count(*) FILTER (WHERE status = 3) || '/' || count(*) FROM fetchq_data.fl_free__docs")" 600/600
+free=$(max_overlap fl_free)
+check "no limits: the check sees a key with more than 2 active at once (it can fail)" \
+    "$(awk -F: '{ print ($2 > 2) }' <<<"$free")" 1
+# With limits: max_active 6, key_max_active 2, the key vip 3.
+load_docs fl_load
+q "SELECT fetchq.queue_set_limits('fl_load', max_active => 6, key_max_active => 2)" >/dev/null
+q "SELECT fetchq.queue_set_key_limits('fl_load', 'vip', 3)" >/dev/null
+run_clients fl_load
+check "limits: every document completed" \
+    "$(q "SELECT count(*) FILTER (WHERE status = 3) || '/' || count(*) FROM fetchq_data.fl_load__docs")" 600/600
+check "every pick and outcome recorded" "$(q "SELECT count(*) FROM public.fl_log WHERE queue = 'fl_load' AND ended IS NOT NULL")" 600
+got=$(max_overlap fl_load)
+echo "   highest at once (vip:other keys:queue): limited $got, unlimited $free"
+check "vip never above 3, no other key above 2, the queue never above 6, at any instant" \
+    "$(awk -F: '{ print ($1 <= 3 && $2 <= 2 && $3 <= 6) }' <<<"$got")" 1
+check "and the limits were reached (the load was enough to test them)" \
+    "$(awk -F: '{ print ($3 == 6) }' <<<"$got")" 1
+
 echo "failures: $failures"
 [ "$failures" -eq 0 ]

@@ -38,17 +38,5 @@ CREATE TABLE fetchq.flow_key_limits (
 ALTER TABLE fetchq.flow_key_limits ENABLE ROW LEVEL SECURITY;
 CREATE POLICY flow_key_limits_read ON fetchq.flow_key_limits FOR SELECT USING (true);
 
--- One row per key a limited pick met: the row a pick locks (FOR NO KEY
--- UPDATE SKIP LOCKED) before it counts the key's active documents, so that
--- two picks never count the same key at once. No role but the owner reads
--- it (row security, no policy).
-CREATE TABLE fetchq.flow_key_locks (
-    queue CHARACTER VARYING(40) NOT NULL
-        REFERENCES fetchq.queues (name) ON DELETE CASCADE ON UPDATE CASCADE,
-    flow_key TEXT NOT NULL,
-    PRIMARY KEY (queue, flow_key)
-);
-ALTER TABLE fetchq.flow_key_locks ENABLE ROW LEVEL SECURITY;
-
 SELECT pg_catalog.pg_extension_config_dump('fetchq.flow_limits', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.flow_key_limits', '');

@@ -12,6 +12,8 @@
 
 extern "C" {
 #include "catalog/namespace.h"
+#include "common/hashfn.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 }
 
@@ -116,32 +118,26 @@ std::optional<int64_t> queue_room(const std::string& queue, int32_t max_active, 
 }
 
 int64_t key_room(const std::string& queue, const std::string& key, int32_t cap, bool wait) {
-    SPIPlanPtr lock =
-        cached_plan("", wait ? "flow_key_lock" : "flow_key_lock_nowait",
-                    [wait] {
-                        return std::string(
-                                   "SELECT 1 FROM fetchq.flow_key_locks WHERE queue = $1"
-                                   " AND flow_key = $2 FOR NO KEY UPDATE") +
-                               (wait ? "" : " SKIP LOCKED");
-                    },
-                    {TEXTOID, TEXTOID});
-    // The first pick of a key makes its row, which it then holds (a
-    // concurrent maker of the same row waits for this transaction).
-    SPIPlanPtr make =
-        cached_plan("", "flow_key_lock_make",
-                    [] {
-                        return std::string(
-                            "INSERT INTO fetchq.flow_key_locks (queue, flow_key) VALUES ($1, $2)"
-                            " ON CONFLICT DO NOTHING");
-                    },
-                    {TEXTOID, TEXTOID});
-    Datum args[2] = {to_text(queue), to_text(key)};
-    bool held = false;
-    as_catalog_owner([&] {
-        held = spi_execute_current(lock, args, nullptr) > 0;
-        if (!held) held = spi_execute(make, args, nullptr, false) > 0;
-        // Made by a transaction that ended since: there now.
-        if (!held && wait) held = spi_execute_current(lock, args, nullptr) > 0;
+    // A transaction-level advisory lock of the key: (the OID of the queue's
+    // documents table, a hash of the key). Two keys with the same hash
+    // share a lock, which can only hold one back while the other is being
+    // picked, never let one past its cap. Nothing is written: no
+    // transaction ever waits for another that made a lock.
+    const std::string docs = queue + "__docs";
+    const char* docs_name = docs.c_str();
+    const char* key_data = key.data();
+    const int key_len = static_cast<int>(key.size());
+    const bool held = pg_call([&] {
+        const Oid relid = get_relname_relid(docs_name, get_namespace_oid("fetchq_data", false));
+        const int32 hash = static_cast<int32>(
+            DatumGetUInt32(hash_any(reinterpret_cast<const unsigned char*>(key_data), key_len)));
+        const Datum class_id = Int32GetDatum(static_cast<int32>(relid));
+        if (wait) {
+            DirectFunctionCall2(pg_advisory_xact_lock_int4, class_id, Int32GetDatum(hash));
+            return true;
+        }
+        return DatumGetBool(
+            DirectFunctionCall2(pg_try_advisory_xact_lock_int4, class_id, Int32GetDatum(hash)));
     });
     if (!held) return 0;
     return std::max<int64_t>(0, cap - count_active(queue, &key));

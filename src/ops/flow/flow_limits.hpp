@@ -3,10 +3,11 @@
 //
 // Exact under concurrency: before it counts a queue's or a key's active
 // documents, a pick locks that queue's row of fetchq.flow_limits (waiting) or
-// that key's row of fetchq.flow_key_locks (SKIP LOCKED: a key another
-// transaction is picking counts as full for this one), and counts on the
-// latest committed state; the lock is held until the picking transaction
-// ends, so the next pick of that key counts what this one made active.
+// takes a transaction-level advisory lock of that key (without waiting: a
+// key another transaction is picking counts as full for this one), and
+// counts on the latest committed state; the lock is held until the picking
+// transaction ends, so the next pick of that key counts what this one made
+// active.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +47,7 @@ std::shared_ptr<const FlowLimits> flow_limits(const std::string& queue);
 std::optional<int64_t> queue_room(const std::string& queue, int32_t max_active, bool wait);
 
 // How many more documents of `key` may become active now (its cap minus its
-// active documents, at least 0), its lock row held until the end of the
+// active documents, at least 0), its lock held until the end of the
 // transaction; 0 when `wait` is false and another transaction holds it.
 // Needs SPI.
 int64_t key_room(const std::string& queue, const std::string& key, int32_t cap, bool wait);
