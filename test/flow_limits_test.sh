@@ -54,6 +54,7 @@ check_has "max_active 0: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', max
 check_has "key_max_active -1: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', key_max_active => -1)")" '^22023'
 check_has "key_rate 0: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', key_rate => 0)")" '^22023'
 check_has "key_burst 0: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', key_rate => 1, key_burst => 0)")" '^22023'
+check_has "a key's key_rate 0: 22023" "$(err "SELECT fetchq.queue_set_key_limits('fl', 'k', key_rate => 0)")" '^22023'
 check_has "a rate interval under 1 ms: 22023" \
     "$(err "SELECT fetchq.queue_set_limits('fl', key_rate => 5, key_rate_interval => '0.5 ms')")" '^22023'
 check_has "a NULL rate interval: 22023" \
@@ -70,10 +71,8 @@ check "key limits on a missing queue: the same" \
 check "drop key limits on a missing queue: the same" \
     "$(err "SELECT fetchq.queue_drop_key_limits('nope', 'k')" | cut -c1-5)" "${missing_set:0:5}"
 # not built yet: refused, never accepted silently
-check_has "key_rate: 0A000" "$(err "SELECT fetchq.queue_set_limits('fl', key_rate => 10)")" '^0A000'
-check_has "key_burst: 0A000" "$(err "SELECT fetchq.queue_set_limits('fl', key_burst => 10)")" '^0A000'
-check_has "fair: 0A000" "$(err "SELECT fetchq.queue_set_limits('fl', fair => true)")" '^0A000'
-check_has "a key's key_rate: 0A000" "$(err "SELECT fetchq.queue_set_key_limits('fl', 'k', key_rate => 3)")" '^0A000'
+check_has "key_burst without key_rate: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', key_burst => 10)")" '^22023'
+check_has "fair (not built): 0A000" "$(err "SELECT fetchq.queue_set_limits('fl', key_max_active => 1, fair => true)")" '^0A000'
 check "nothing was changed by the refusals" \
     "$(q "SELECT (SELECT count(*) FROM fetchq.flow_limits) + (SELECT count(*) FROM fetchq.flow_key_limits)")" 0
 
@@ -174,18 +173,42 @@ check "behind 100,000 held-back documents of a capped key, another key's documen
 check "stats: held_back counts the capped key's ready documents" \
     "$(q "SELECT fetchq.doc_send('hol', 'small2', flow_key => 'small'); SELECT held_back FROM fetchq.stats WHERE queue = 'hol'" | tail -1)" 100000
 
+# --- key_rate: a token bucket per key -----------------------------------------
+q "SELECT fetchq.queue_create('rt')" >/dev/null
+q "SELECT fetchq.queue_set_limits('rt', key_rate => 2, key_rate_interval => '20 seconds')" >/dev/null
+q "SELECT fetchq.doc_send('rt', 'r' || i, next_iteration => now() - interval '1 minute' + i * interval '1 second', flow_key => 'R')
+   FROM generate_series(1, 5) AS i" >/dev/null
+q "SELECT fetchq.doc_send('rt', 's1', flow_key => 'S')" >/dev/null
+check "key_rate 2 per 20 s, no burst: one of the key's documents now (the next in 10 s), and the other key's" \
+    "$(picked rt 10)" r1,s1
+check "then none of it" "$(picked rt 10)" -
+check "doc_take of the key's next: no row" "$(q "SELECT count(*) FROM fetchq.doc_take('rt', 'r2', '1 minute')")" 0
+check "a completion frees no token" "$(q "SELECT fetchq.doc_complete('rt', 'r1')"; picked rt 10)" "1
+-"
+q "SELECT fetchq.queue_create('rb')" >/dev/null
+q "SELECT fetchq.queue_set_limits('rb', key_rate => 1, key_rate_interval => '1 hour', key_burst => 2)" >/dev/null
+q "SELECT fetchq.doc_send('rb', 'b' || i, next_iteration => now() - interval '1 minute' + i * interval '1 second', flow_key => 'B')
+   FROM generate_series(1, 6) AS i" >/dev/null
+check "key_burst 2: a quiet key takes 3 at once" "$(picked rb 10)" b1,b2,b3
+check "then none" "$(picked rb 10)" -
+q "SELECT fetchq.queue_set_key_limits('rb', 'B', key_rate => 3600)" >/dev/null
+check "a key's own rate starts its bucket afresh: the burst again" "$(npicked rb 10)" 3
+check "rate limits seen in the catalog" \
+    "$(q "SELECT key_rate || '/' || key_rate_interval || '/' || key_burst FROM fetchq.flow_limits WHERE queue = 'rb'")" "1/01:00:00/2"
+
 # --- exact under 16 concurrent clients ----------------------------------------
 # Each client loops in a procedure: pick one (commit), note the time after
 # the pick returned; work a little; note the time, then complete (commit).
 # A document counts as active from its noted start to its noted end, which
 # lie inside the time it was really active (after the pick's count, before
 # the completion's commit): a limit that held shows no overlap above it.
-q "CREATE UNLOGGED TABLE public.fl_log (queue text, subject text, started timestamptz, ended timestamptz)" >/dev/null
+q "CREATE UNLOGGED TABLE public.fl_log (queue text, subject text, started timestamptz, ended timestamptz, asked timestamptz)" >/dev/null
 q "GRANT ALL ON public.fl_log TO PUBLIC" >/dev/null
 q "CREATE PROCEDURE public.fl_client(q text, deadline timestamptz) LANGUAGE plpgsql AS \$p\$
-DECLARE s text; left_over boolean;
+DECLARE s text; left_over boolean; asked timestamptz;
 BEGIN
     WHILE clock_timestamp() < deadline LOOP
+        asked := clock_timestamp();
         SELECT subject INTO s FROM fetchq.doc_pick(q, 0, 1, '1 minute');
         IF s IS NULL THEN
             COMMIT;
@@ -195,7 +218,7 @@ BEGIN
             PERFORM pg_sleep(0.002);
             CONTINUE;
         END IF;
-        INSERT INTO public.fl_log VALUES (q, s, clock_timestamp(), NULL);
+        INSERT INTO public.fl_log VALUES (q, s, clock_timestamp(), NULL, asked);
         COMMIT;
         PERFORM pg_sleep(0.001 + random() * 0.004);
         UPDATE public.fl_log SET ended = clock_timestamp() WHERE queue = q AND subject = s;
@@ -254,6 +277,37 @@ check "vip never above 3, no other key above 2, the queue never above 6, at any 
     "$(awk -F: '{ print ($1 <= 3 && $2 <= 2 && $3 <= 6) }' <<<"$got")" 1
 check "and the limits were reached (the load was enough to test them)" \
     "$(awk -F: '{ print ($3 == 6) }' <<<"$got")" 1
+
+# Rates under the same 16 clients: key_rate 5 per second, key_burst 2, four
+# keys. A pick's moment lies between the time noted before it asked and the
+# time noted after it returned; picks of one key whose moments certainly lie
+# in one second (asked at or after the first one asked, returned less than a
+# second after it) must be at most 5 + 2.
+rate_violations() {
+    q "SELECT count(*) FROM (SELECT a.subject FROM public.fl_log a JOIN fetchq_data.$1__docs da USING (subject)
+                            JOIN public.fl_log b ON b.queue = a.queue AND b.asked >= a.asked
+                                 AND b.started < a.asked + interval '1 second'
+                            JOIN fetchq_data.$1__docs db ON db.subject = b.subject AND db.flow_key = da.flow_key
+                            WHERE a.queue = '$1' GROUP BY a.subject HAVING count(*) > 7) AS v"
+}
+rate_docs() {
+    q "SELECT fetchq.queue_create('$1')" >/dev/null
+    q "SELECT fetchq.doc_send('$1', 'd' || i, next_iteration => now() - interval '1 hour' + i * interval '1 millisecond',
+              flow_key => 'k' || (i % 4)) FROM generate_series(1, 80) AS i" >/dev/null
+}
+rate_docs fl_rfree
+run_clients fl_rfree
+check "no rate: the check finds seconds with more than 7 picks of a key (it can fail)" \
+    "$(q "SELECT $(rate_violations fl_rfree) > 0")" t
+rate_docs fl_rate
+q "SELECT fetchq.queue_set_limits('fl_rate', key_rate => 5, key_burst => 2)" >/dev/null
+started=$SECONDS
+run_clients fl_rate
+check "rate: every document completed" \
+    "$(q "SELECT count(*) FILTER (WHERE status = 3) || '/' || count(*) FROM fetchq_data.fl_rate__docs")" 80/80
+check "rate: no second with more than 5 + 2 picks of one key" "$(rate_violations fl_rate)" 0
+check "rate: 20 documents per key at 5 a second took at least 3 seconds (the rate held them)" \
+    "$((SECONDS - started >= 3))" 1
 
 echo "failures: $failures"
 [ "$failures" -eq 0 ]

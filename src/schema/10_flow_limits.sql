@@ -4,10 +4,10 @@
 -- extension): row security is on with a read policy only, as fetchq.routes
 -- has; the set functions check manage on the queue first. Rows go with
 -- their queue (ON DELETE CASCADE) and follow a rename (ON UPDATE CASCADE).
--- key_rate, key_rate_interval, key_burst and fair are kept for the rate
--- limits and fair shares of issue 35, which are not built yet: the set
--- functions refuse them (0A000), so they are always NULL, 1 second, NULL
--- and false.
+-- key_rate per key_rate_interval, with key_burst more at once: a token
+-- bucket per key (GCRA). fair is kept for the fair shares of issue 35, which
+-- are not built yet: queue_set_limits refuses fair => true (0A000), so it is
+-- always false.
 CREATE TABLE fetchq.flow_limits (
     queue CHARACTER VARYING(40) PRIMARY KEY
         REFERENCES fetchq.queues (name) ON DELETE CASCADE ON UPDATE CASCADE,
@@ -37,6 +37,19 @@ CREATE TABLE fetchq.flow_key_limits (
 );
 ALTER TABLE fetchq.flow_key_limits ENABLE ROW LEVEL SECURITY;
 CREATE POLICY flow_key_limits_read ON fetchq.flow_key_limits FOR SELECT USING (true);
+
+-- Per rate-limited key: when its next pick is due (GCRA's theoretical
+-- arrival time), written by the picks in their own transaction, under the
+-- key's advisory lock. No role but the owner reads it (row security, no
+-- policy); fetchq.flow_keys shows each key's tokens.
+CREATE TABLE fetchq.flow_key_rates (
+    queue CHARACTER VARYING(40) NOT NULL
+        REFERENCES fetchq.queues (name) ON DELETE CASCADE ON UPDATE CASCADE,
+    flow_key TEXT NOT NULL,
+    next_due TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (queue, flow_key)
+);
+ALTER TABLE fetchq.flow_key_rates ENABLE ROW LEVEL SECURITY;
 
 SELECT pg_catalog.pg_extension_config_dump('fetchq.flow_limits', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.flow_key_limits', '');

@@ -20,7 +20,7 @@
 # Arguments of functions that other branches add are here too (doc_send,
 # doc_reply: queue, subject, payload, version, priority, next_iteration,
 # expires_at, depends_on, reply_to, if_finished, flow_key; doc_cancel:
-# reason; queue_set_limits: key_rate and key_burst NULL, refused else). A
+# reason). A
 # function with an argument that has no sample here fails the tests with
 # "no sample value for argument ...": add one.
 fc_sample_values=$(
@@ -119,8 +119,8 @@ schedule_resume.name	varchar	'fc_sched'
 flow_key	text	'fc_key'
 max_active	int4	2
 key_max_active	int4	1
-key_rate	int4	NULL
-key_burst	int4	NULL
+key_rate	int4	5
+key_burst	int4	1
 key_rate_interval	interval	'1 second'
 fair	bool	false
 EOF

@@ -414,8 +414,15 @@ Datum tid_array(const std::vector<ItemPointerData>& tids) {
 
 // Walks the rows of SPI_tuptable (ctid, flow_key), taking what the limits
 // allow until `want`; returns how many rows there were.
+// A key's room in this pick, and how many of its documents it chose.
+struct KeyTurn {
+    int64_t room = 0;
+    int64_t chosen = 0;
+    KeyRate rate;
+};
+
 uint64_t choose(const std::string& queue, const FlowLimits& limits, uint64_t rows, int64_t want,
-                std::unordered_map<std::string, int64_t>& room, Chosen& chosen) {
+                std::unordered_map<std::string, KeyTurn>& keys, Chosen& chosen) {
     // Copied first: key_room runs statements of its own.
     struct Row {
         ItemPointerData tid;
@@ -441,14 +448,15 @@ uint64_t choose(const std::string& queue, const FlowLimits& limits, uint64_t row
             ++chosen.without_key;
             continue;
         }
-        auto it = room.find(row.key);
-        if (it == room.end()) {
-            const std::optional<int32_t> cap = limits.cap_of(row.key);
-            const int64_t r = cap ? key_room(queue, row.key, *cap, false) : INT64_MAX;
-            it = room.emplace(row.key, r).first;
+        auto it = keys.find(row.key);
+        if (it == keys.end()) {
+            KeyTurn turn;
+            turn.room = key_room(queue, row.key, limits, false, &turn.rate);
+            it = keys.emplace(row.key, turn).first;
         }
-        if (it->second <= 0) continue;
-        --it->second;
+        if (it->second.room <= 0) continue;
+        --it->second.room;
+        ++it->second.chosen;
         chosen.tids.push_back(row.tid);
     }
     return rows;
@@ -465,13 +473,13 @@ uint64_t limited_pick(const std::string& queue, const FlowLimits& limits, int32_
         return plain_pick(queue, version, static_cast<int32_t>(want), lock, session_bound);
     if (session_bound) watch_session_end();
     note_pending_locked(queue);
-    std::unordered_map<std::string, int64_t> room;
+    std::unordered_map<std::string, KeyTurn> keys;
     Chosen chosen;
     const int64_t window = std::min<int64_t>(want + 32, INT32_MAX);
     {
         Datum values[2] = {Int32GetDatum(version), Int32GetDatum(static_cast<int32_t>(window))};
         const uint64_t rows = queue_execute(queue, window_plan(queue), values, nullptr, true);
-        choose(queue, limits, rows, want, room, chosen);
+        choose(queue, limits, rows, want, keys, chosen);
         // A window full of documents held back: each key's head, while a
         // round finds more.
         for (int round = 0;
@@ -484,11 +492,14 @@ uint64_t limited_pick(const std::string& queue, const FlowLimits& limits, int32_
             const uint64_t n = queue_execute(queue, heads_plan(queue), heads, nullptr, true);
             // Documents without a key come again in each round: counted once.
             chosen.without_key = 0;
-            choose(queue, limits, n, want, room, chosen);
+            choose(queue, limits, n, want, keys, chosen);
             if (chosen.count() <= before) break;
         }
     }
     if (chosen.count() == 0) return 0;
+    // Rates are charged for what was chosen: a document that another
+    // transaction took meanwhile costs its key a token all the same.
+    for (const auto& [key, turn] : keys) note_key_picks(queue, key, turn.rate, turn.chosen);
     Datum values[5] = {Int32GetDatum(version),
                        Int32GetDatum(static_cast<int32_t>(chosen.without_key)),
                        IntervalPGetDatum(lock), Int64GetDatum(session_bound ? session_key() : 0),

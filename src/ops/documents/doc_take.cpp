@@ -39,8 +39,10 @@ bool flow_admits(const std::string& queue, const FlowLimits& limits,
     if (limits.max_active && queue_room(queue, *limits.max_active, !nowait).value_or(0) == 0)
         return false;
     if (!key) return true;
-    const std::optional<int32_t> cap = limits.cap_of(*key);
-    return !cap || key_room(queue, *key, *cap, !nowait) > 0;
+    KeyRate rate;
+    if (key_room(queue, *key, limits, !nowait, &rate) <= 0) return false;
+    note_key_picks(queue, *key, rate, 1);
+    return true;
 }
 
 SPIPlanPtr activate_plan(const std::string& queue) {

@@ -1,6 +1,7 @@
 #include "ops/flow/flow_limits.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 #include "ops/catalog/catalog_cache.hpp"
@@ -15,6 +16,7 @@ extern "C" {
 #include "common/hashfn.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/timestamp.h"
 }
 
 namespace fetchq::ops {
@@ -34,34 +36,66 @@ std::optional<int32_t> optional_int(uint64_t row, int col) {
 }
 
 std::shared_ptr<const FlowLimits> read_limits(const std::string& queue) {
-    SPIPlanPtr queue_plan = cached_plan(
-        "", "flow_limits_read",
-        [] {
-            return std::string(
-                "SELECT max_active, key_max_active FROM fetchq.flow_limits WHERE queue = $1");
-        },
-        {TEXTOID});
-    SPIPlanPtr keys_plan =
-        cached_plan("", "flow_key_limits_read",
+    SPIPlanPtr queue_plan =
+        cached_plan("", "flow_limits_read",
                     [] {
                         return std::string(
-                            "SELECT flow_key, key_max_active FROM fetchq.flow_key_limits"
-                            " WHERE queue = $1 AND key_max_active IS NOT NULL");
+                            "SELECT max_active, key_max_active, key_rate,"
+                            " (pg_catalog.date_part('epoch', key_rate_interval) * 1000000)::int8,"
+                            " key_burst FROM fetchq.flow_limits WHERE queue = $1");
                     },
                     {TEXTOID});
+    SPIPlanPtr keys_plan = cached_plan(
+        "", "flow_key_limits_read",
+        [] {
+            return std::string(
+                "SELECT flow_key, key_max_active, key_rate FROM fetchq.flow_key_limits"
+                " WHERE queue = $1 AND (key_max_active IS NOT NULL OR key_rate IS NOT NULL)");
+        },
+        {TEXTOID});
     auto limits = std::make_shared<FlowLimits>();
     Datum arg = to_text(queue);
     as_catalog_owner([&] {
         if (spi_execute_latest(queue_plan, &arg, nullptr) > 0) {
             limits->max_active = optional_int(0, 1);
             limits->key_max_active = optional_int(0, 2);
+            limits->key_rate = optional_int(0, 3);
+            limits->rate_interval_us = std::max<int64_t>(1000, spi_int(0, 4, 1000000));
+            limits->key_burst = optional_int(0, 5).value_or(0);
         }
         const uint64_t n = spi_execute_latest(keys_plan, &arg, nullptr);
-        for (uint64_t row = 0; row < n; ++row)
-            limits->key_caps.emplace(spi_text(row, 1), static_cast<int32_t>(spi_int(row, 2)));
+        for (uint64_t row = 0; row < n; ++row) {
+            const std::string key = spi_text(row, 1);
+            if (const std::optional<int32_t> cap = optional_int(row, 2))
+                limits->key_caps.emplace(key, *cap);
+            if (const std::optional<int32_t> rate = optional_int(row, 3))
+                limits->key_rates.emplace(key, *rate);
+        }
     });
     if (!limits->max_active && !limits->per_key()) return nullptr;
     return limits;
+}
+
+// The moment the key's next pick is due (its theoretical arrival time), as
+// recorded by the last pick that committed; 0 when none was.
+int64_t read_due(const std::string& queue, const std::string& key) {
+    SPIPlanPtr plan = cached_plan(
+        "", "flow_key_due_read",
+        [] {
+            return std::string(
+                "SELECT next_due FROM fetchq.flow_key_rates WHERE queue = $1 AND flow_key = $2");
+        },
+        {TEXTOID, TEXTOID});
+    Datum args[2] = {to_text(queue), to_text(key)};
+    int64_t due = 0;
+    as_catalog_owner([&] {
+        if (spi_execute_latest(plan, args, nullptr) > 0) {
+            bool isnull = true;
+            const Datum v = spi_value(0, 1, &isnull);
+            if (!isnull) due = DatumGetTimestampTz(v);
+        }
+    });
+    return due;
 }
 
 // The active documents of the queue (of one key when `key`), on the latest
@@ -117,12 +151,16 @@ std::optional<int64_t> queue_room(const std::string& queue, int32_t max_active, 
     return std::max<int64_t>(0, max_active - count_active(queue, nullptr));
 }
 
-int64_t key_room(const std::string& queue, const std::string& key, int32_t cap, bool wait) {
+int64_t key_room(const std::string& queue, const std::string& key, const FlowLimits& limits,
+                 bool wait, KeyRate* rate) {
+    const std::optional<int32_t> cap = limits.cap_of(key);
+    const std::optional<int32_t> per_interval = limits.rate_of(key);
+    if (!cap && !per_interval) return INT64_MAX;
     // A transaction-level advisory lock of the key: (the OID of the queue's
     // documents table, a hash of the key). Two keys with the same hash
     // share a lock, which can only hold one back while the other is being
-    // picked, never let one past its cap. Nothing is written: no
-    // transaction ever waits for another that made a lock.
+    // picked, never let one past its limits. Nothing is written to take it:
+    // no transaction ever waits for another that made a lock.
     const std::string docs = queue + "__docs";
     const char* docs_name = docs.c_str();
     const char* key_data = key.data();
@@ -140,7 +178,37 @@ int64_t key_room(const std::string& queue, const std::string& key, int32_t cap, 
             DirectFunctionCall2(pg_try_advisory_xact_lock_int4, class_id, Int32GetDatum(hash)));
     });
     if (!held) return 0;
-    return std::max<int64_t>(0, cap - count_active(queue, &key));
+    int64_t room = cap ? std::max<int64_t>(0, *cap - count_active(queue, &key)) : INT64_MAX;
+    if (per_interval && room > 0) {
+        // GCRA: the next pick is due at `due`; up to key_burst picks may come
+        // that many emission intervals early. The clock is read under the
+        // key's lock, after the pick before committed.
+        const int64_t emission = std::max<int64_t>(1, limits.rate_interval_us / *per_interval);
+        const int64_t tolerance = emission * limits.key_burst;
+        const int64_t now = pg_call([] { return static_cast<int64_t>(GetCurrentTimestamp()); });
+        const int64_t base = std::max(read_due(queue, key), now);
+        const int64_t ahead = base - now;
+        const int64_t allowed = ahead > tolerance ? 0 : (tolerance - ahead) / emission + 1;
+        room = std::min(room, allowed);
+        if (rate) *rate = KeyRate{true, base, emission};
+    }
+    return room;
+}
+
+void note_key_picks(const std::string& queue, const std::string& key, const KeyRate& rate,
+                    int64_t picked) {
+    if (!rate.limited || picked <= 0) return;
+    SPIPlanPtr plan = cached_plan(
+        "", "flow_key_due_write",
+        [] {
+            return std::string(
+                "INSERT INTO fetchq.flow_key_rates (queue, flow_key, next_due) VALUES ($1, $2, $3)"
+                " ON CONFLICT (queue, flow_key) DO UPDATE SET next_due = EXCLUDED.next_due");
+        },
+        {TEXTOID, TEXTOID, TIMESTAMPTZOID});
+    Datum args[3] = {to_text(queue), to_text(key),
+                     TimestampTzGetDatum(rate.base_us + picked * rate.emission_us)};
+    as_catalog_owner([&] { spi_execute_current(plan, args, nullptr); });
 }
 
 void create_flow_indexes(const std::string& queue) {

@@ -23,16 +23,40 @@ namespace fetchq::ops {
 struct FlowLimits {
     std::optional<int32_t> max_active;
     std::optional<int32_t> key_max_active;
-    // Per-key exceptions of key_max_active (queue_set_key_limits).
+    // key_rate picks per key_rate_interval (in microseconds) per key, with
+    // key_burst more at once after a quiet spell.
+    std::optional<int32_t> key_rate;
+    int64_t rate_interval_us = 1000000;
+    int32_t key_burst = 0;
+    // Per-key exceptions (queue_set_key_limits).
     std::unordered_map<std::string, int32_t> key_caps;
+    std::unordered_map<std::string, int32_t> key_rates;
 
-    bool per_key() const { return key_max_active || !key_caps.empty(); }
+    bool per_key() const {
+        return key_max_active || key_rate || !key_caps.empty() || !key_rates.empty();
+    }
     // The cap of `key`'s active documents; none: not limited.
     std::optional<int32_t> cap_of(const std::string& key) const {
         auto it = key_caps.find(key);
         if (it != key_caps.end()) return it->second;
         return key_max_active;
     }
+    std::optional<int32_t> rate_of(const std::string& key) const {
+        auto it = key_rates.find(key);
+        if (it != key_rates.end()) return it->second;
+        return key_rate;
+    }
+};
+
+// A key's rate as a pick found it (GCRA, the token bucket as arithmetic): the
+// key's picks are due `emission_us` apart (interval / rate), and up to
+// `burst` of them may come early; `base_us` is when the next one is due
+// (never before now). After choosing n documents of the key, the pick
+// records base + n * emission (note_key_picks).
+struct KeyRate {
+    bool limited = false;
+    int64_t base_us = 0;
+    int64_t emission_us = 0;
 };
 
 // The queue's limits, cached per backend until fetchq's catalog changes;
@@ -50,7 +74,15 @@ std::optional<int64_t> queue_room(const std::string& queue, int32_t max_active, 
 // active documents, at least 0), its lock held until the end of the
 // transaction; 0 when `wait` is false and another transaction holds it.
 // Needs SPI.
-int64_t key_room(const std::string& queue, const std::string& key, int32_t cap, bool wait);
+// With a rate, also at most what the key's token bucket allows now (`rate`
+// is filled in for note_key_picks).
+int64_t key_room(const std::string& queue, const std::string& key, const FlowLimits& limits,
+                 bool wait, KeyRate* rate);
+
+// Records that `picked` documents of a rate-limited key were chosen (in the
+// picking transaction, as fetchq's catalog owner). Needs SPI.
+void note_key_picks(const std::string& queue, const std::string& key, const KeyRate& rate,
+                    int64_t picked);
 
 // The indexes a limited pick needs on the queue's documents: ready
 // documents by key, active ones by key. Made when limits are set, so that a

@@ -42,10 +42,9 @@ std::optional<int32_t> arg_limit_value(FunctionCallInfo fcinfo, int i, const cha
 [[noreturn]] void refuse_unbuilt(const char* what) {
     throw core::Error(core::sqlstate::kFeatureNotSupported,
                       std::string(what) + " is not supported yet",
-                      "fetchq enforces max_active and key_max_active; rate limits (key_rate, "
-                      "key_burst) and fair shares are not built. Nothing was changed.",
-                      "Pass NULL (false for fair), or cap the key's active documents with "
-                      "key_max_active.");
+                      "fetchq enforces max_active, key_max_active and key_rate; fair shares "
+                      "between keys are not built. Nothing was changed.",
+                      "Pass false, and cap each key with key_max_active instead.");
 }
 
 std::string arg_key(FunctionCallInfo fcinfo, int i) {
@@ -58,6 +57,21 @@ std::string arg_key(FunctionCallInfo fcinfo, int i) {
 
 Oid caller() {
     return pg_call([] { return GetUserId(); });
+}
+
+// A change of rates starts the buckets afresh: a key's next pick was due by
+// the old rate (of one key, or of every key of the queue when `key` is null).
+void reset_rates(const std::string& queue, const std::string* key) {
+    SPIPlanPtr plan =
+        cached_plan("", key ? "flow_key_rates_reset_key" : "flow_key_rates_reset",
+                    [key] {
+                        return std::string("DELETE FROM fetchq.flow_key_rates WHERE queue = $1") +
+                               (key ? " AND flow_key = $2" : "");
+                    },
+                    {TEXTOID, TEXTOID});
+    Datum args[2] = {to_text(queue), key ? to_text(*key) : (Datum)0};
+    const char nulls[2] = {' ', key ? ' ' : 'n'};
+    as_catalog_owner([&] { spi_execute(plan, args, nulls, false); });
 }
 
 Datum opt_int(const std::optional<int32_t>& v) { return v ? Int32GetDatum(*v) : (Datum)0; }
@@ -85,15 +99,17 @@ Datum queue_set_limits(FunctionCallInfo fcinfo) {
                           "Nothing was changed.", "Pass an interval such as '1 second'.");
     const std::optional<int32_t> key_burst = arg_limit_value(fcinfo, 5, "key_burst");
     const bool fair = arg_bool(fcinfo, 6, "fair");
-    if (key_rate) refuse_unbuilt("key_rate");
-    if (key_burst) refuse_unbuilt("key_burst");
+    if (key_burst && !key_rate)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument key_burst needs key_rate", "Nothing was changed.",
+                          "A burst is how many picks of a key may come early against its rate.");
     if (fair) refuse_unbuilt("fair");
     const Oid setter = caller();
     spi_connect();
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     uint64_t n = 0;
-    if (!max_active && !key_max_active) {
+    if (!max_active && !key_max_active && !key_rate) {
         SPIPlanPtr plan = cached_plan(
             "", "flow_limits_drop",
             [] { return std::string("DELETE FROM fetchq.flow_limits WHERE queue = $1"); },
@@ -106,19 +122,25 @@ Datum queue_set_limits(FunctionCallInfo fcinfo) {
             [] {
                 return std::string(
                     "INSERT INTO fetchq.flow_limits (queue, max_active, key_max_active,"
-                    " key_rate_interval, set_by) VALUES ($1, $2, $3, $4, $5)"
+                    " key_rate_interval, set_by, key_rate, key_burst)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7)"
                     " ON CONFLICT (queue) DO UPDATE SET max_active = EXCLUDED.max_active,"
                     " key_max_active = EXCLUDED.key_max_active,"
                     " key_rate_interval = EXCLUDED.key_rate_interval,"
+                    " key_rate = EXCLUDED.key_rate, key_burst = EXCLUDED.key_burst,"
                     " set_by = EXCLUDED.set_by, set_at = pg_catalog.now()");
             },
-            {TEXTOID, INT4OID, INT4OID, INTERVALOID, REGROLEOID});
-        Datum values[5] = {to_text(queue), opt_int(max_active), opt_int(key_max_active),
-                           IntervalPGetDatum(interval), ObjectIdGetDatum(setter)};
-        const char nulls[5] = {' ', opt_null(max_active), opt_null(key_max_active), ' ', ' '};
+            {TEXTOID, INT4OID, INT4OID, INTERVALOID, REGROLEOID, INT4OID, INT4OID});
+        Datum values[7] = {to_text(queue),           opt_int(max_active),
+                           opt_int(key_max_active),  IntervalPGetDatum(interval),
+                           ObjectIdGetDatum(setter), opt_int(key_rate),
+                           opt_int(key_burst)};
+        const char nulls[7] = {' ', opt_null(max_active), opt_null(key_max_active), ' ',
+                               ' ', opt_null(key_rate),   opt_null(key_burst)};
         as_catalog_owner([&] { n = spi_execute(plan, values, nulls, false); });
         create_flow_indexes(queue);
     }
+    reset_rates(queue, nullptr);
     leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
@@ -131,7 +153,6 @@ Datum queue_set_key_limits(FunctionCallInfo fcinfo) {
     const std::string key = arg_key(fcinfo, 1);
     const std::optional<int32_t> key_max_active = arg_limit_value(fcinfo, 2, "key_max_active");
     const std::optional<int32_t> key_rate = arg_limit_value(fcinfo, 3, "key_rate");
-    if (key_rate) refuse_unbuilt("key_rate");
     const Oid setter = caller();
     spi_connect();
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
@@ -140,18 +161,19 @@ Datum queue_set_key_limits(FunctionCallInfo fcinfo) {
         "", "flow_key_limits_set",
         [] {
             return std::string(
-                "INSERT INTO fetchq.flow_key_limits (queue, flow_key, key_max_active, set_by)"
-                " VALUES ($1, $2, $3, $4) ON CONFLICT (queue, flow_key) DO UPDATE SET"
-                " key_max_active = EXCLUDED.key_max_active, set_by = EXCLUDED.set_by,"
-                " set_at = pg_catalog.now()");
+                "INSERT INTO fetchq.flow_key_limits (queue, flow_key, key_max_active, set_by,"
+                " key_rate) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (queue, flow_key) DO UPDATE"
+                " SET key_max_active = EXCLUDED.key_max_active, key_rate = EXCLUDED.key_rate,"
+                " set_by = EXCLUDED.set_by, set_at = pg_catalog.now()");
         },
-        {TEXTOID, TEXTOID, INT4OID, REGROLEOID});
-    Datum values[4] = {to_text(queue), to_text(key), opt_int(key_max_active),
-                       ObjectIdGetDatum(setter)};
-    const char nulls[4] = {' ', ' ', opt_null(key_max_active), ' '};
+        {TEXTOID, TEXTOID, INT4OID, REGROLEOID, INT4OID});
+    Datum values[5] = {to_text(queue), to_text(key), opt_int(key_max_active),
+                       ObjectIdGetDatum(setter), opt_int(key_rate)};
+    const char nulls[5] = {' ', ' ', opt_null(key_max_active), ' ', opt_null(key_rate)};
     uint64_t n = 0;
     as_catalog_owner([&] { n = spi_execute(plan, values, nulls, false); });
     create_flow_indexes(queue);
+    reset_rates(queue, &key);
     leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
@@ -174,6 +196,7 @@ Datum queue_drop_key_limits(FunctionCallInfo fcinfo) {
     Datum values[2] = {to_text(queue), to_text(key)};
     uint64_t n = 0;
     as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, false); });
+    reset_rates(queue, &key);
     leave_queue(scope);
     spi_finish();
     PG_RETURN_INT32(static_cast<int32_t>(n));
