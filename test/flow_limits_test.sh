@@ -72,7 +72,6 @@ check "drop key limits on a missing queue: the same" \
     "$(err "SELECT fetchq.queue_drop_key_limits('nope', 'k')" | cut -c1-5)" "${missing_set:0:5}"
 # not built yet: refused, never accepted silently
 check_has "key_burst without key_rate: 22023" "$(err "SELECT fetchq.queue_set_limits('fl', key_burst => 10)")" '^22023'
-check_has "fair (not built): 0A000" "$(err "SELECT fetchq.queue_set_limits('fl', key_max_active => 1, fair => true)")" '^0A000'
 check "nothing was changed by the refusals" \
     "$(q "SELECT (SELECT count(*) FROM fetchq.flow_limits) + (SELECT count(*) FROM fetchq.flow_key_limits)")" 0
 
@@ -195,6 +194,28 @@ q "SELECT fetchq.queue_set_key_limits('rb', 'B', key_rate => 3600)" >/dev/null
 check "a key's own rate starts its bucket afresh: the burst again" "$(npicked rb 10)" 3
 check "rate limits seen in the catalog" \
     "$(q "SELECT key_rate || '/' || key_rate_interval || '/' || key_burst FROM fetchq.flow_limits WHERE queue = 'rb'")" "1/01:00:00/2"
+
+# --- fair: the keys in turn -----------------------------------------------------
+q "SELECT fetchq.queue_create('fair')" >/dev/null
+q "SELECT fetchq.queue_set_limits('fair', fair => true)" >/dev/null
+q "SELECT fetchq.doc_send('fair', 'a' || lpad(i::text, 3, '0'), next_iteration => now() - interval '1 hour' + i * interval '1 millisecond', flow_key => 'A')
+   FROM generate_series(1, 300) AS i" >/dev/null
+q "SELECT fetchq.doc_send('fair', k || i, next_iteration => now() - interval '1 minute' + i * interval '1 millisecond', flow_key => upper(k))
+   FROM generate_series(1, 5) AS i, unnest(ARRAY['b', 'c']) AS k" >/dev/null
+q "SELECT fetchq.doc_send('fair', 'n' || i, next_iteration => now() - interval '1 second') FROM generate_series(1, 3) AS i" >/dev/null
+check "fair: a pick of 8 goes round the keys (A's 300 earlier documents do not delay B, C and the keyless)" \
+    "$(q "SELECT string_agg(subject, ',' ORDER BY subject) FROM fetchq.doc_pick('fair', 0, 8, '5 minutes')")" \
+    a001,a002,b1,b2,c1,c2,n1,n2
+check "fair: one by one in a session, the turn goes on from the key served last" \
+    "$(psql -X -q -At -d "$db" -c "SELECT subject FROM fetchq.doc_pick('fair', 0, 1, '5 minutes')" \
+        -c "SELECT subject FROM fetchq.doc_pick('fair', 0, 1, '5 minutes')" \
+        -c "SELECT subject FROM fetchq.doc_pick('fair', 0, 1, '5 minutes')" \
+        -c "SELECT subject FROM fetchq.doc_pick('fair', 0, 1, '5 minutes')" | paste -sd, -)" a003,b3,c3,n3
+q "SELECT fetchq.queue_set_limits('fair', key_max_active => 2, fair => true)" >/dev/null
+q "SELECT fetchq.doc_complete('fair', s) FROM unnest(ARRAY['a001', 'a002', 'a003', 'b1', 'b2', 'b3']) AS s" >/dev/null
+check "fair with a cap: each key's turns end at its cap (C has 2 active already)" \
+    "$(q "SELECT string_agg(subject, ',' ORDER BY subject) FROM fetchq.doc_pick('fair', 0, 10, '5 minutes')")" \
+    a004,a005,b4,b5
 
 # --- exact under 16 concurrent clients ----------------------------------------
 # Each client loops in a procedure: pick one (commit), note the time after

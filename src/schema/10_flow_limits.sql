@@ -5,9 +5,7 @@
 -- has; the set functions check manage on the queue first. Rows go with
 -- their queue (ON DELETE CASCADE) and follow a rename (ON UPDATE CASCADE).
 -- key_rate per key_rate_interval, with key_burst more at once: a token
--- bucket per key (GCRA). fair is kept for the fair shares of issue 35, which
--- are not built yet: queue_set_limits refuses fair => true (0A000), so it is
--- always false.
+-- bucket per key (GCRA). fair: picks go round the keys in turn.
 CREATE TABLE fetchq.flow_limits (
     queue CHARACTER VARYING(40) PRIMARY KEY
         REFERENCES fetchq.queues (name) ON DELETE CASCADE ON UPDATE CASCADE,

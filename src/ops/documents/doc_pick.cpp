@@ -462,6 +462,105 @@ uint64_t choose(const std::string& queue, const FlowLimits& limits, uint64_t row
     return rows;
 }
 
+// fair: the keys that have pending documents, in key order, after `$2`
+// (a skip scan of the flow pick index: one probe per key), at most $3.
+SPIPlanPtr fair_keys_plan(const std::string& queue) {
+    return queue_plan(queue, "flow_fair_keys",
+                      [&] {
+                          const std::string docs = docs_rel(queue);
+                          auto pending = [](const std::string& alias) {
+                              return alias + "status = " + status_sql::pending + " AND " + alias +
+                                     "lock_upgrade IS NULL AND " + alias + "version = $1 AND ";
+                          };
+                          return "WITH RECURSIVE k(flow_key) AS ((SELECT flow_key FROM " + docs +
+                                 " WHERE " + pending("") +
+                                 "flow_key > $2 ORDER BY flow_key LIMIT 1) UNION ALL SELECT"
+                                 " (SELECT t.flow_key FROM " +
+                                 docs + " AS t WHERE " + pending("t.") +
+                                 "t.flow_key > k.flow_key ORDER BY t.flow_key LIMIT 1) FROM k"
+                                 " WHERE k.flow_key IS NOT NULL)"
+                                 " SELECT flow_key FROM k WHERE flow_key IS NOT NULL LIMIT $3";
+                      },
+                      {INT4OID, TEXTOID, INT4OID});
+}
+
+// fair: the first ready document of key $2 in pick order, not one of $3.
+SPIPlanPtr key_head_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "flow_key_head",
+        [&] {
+            return "SELECT ctid FROM " + docs_rel(queue) + " WHERE " + flow_ready("") +
+                   " AND version = $1 AND flow_key >= $2 AND flow_key <= $2"
+                   " AND ctid <> ALL ($3)"
+                   " ORDER BY flow_key, priority DESC, next_iteration, attempts LIMIT 1";
+        },
+        {INT4OID, TEXTOID, TIDARRAYOID});
+}
+
+// Per queue, in this backend: the key a fair pick served last.
+std::unordered_map<std::string, std::string> g_fair_cursor;
+
+// fair => true: one document per key in turn, in key order from the key
+// after the one this backend served last, round after round while `want`
+// is not reached and a round found one; the documents without a key take
+// one turn per round, as one more key. A key's turns end with its room
+// (its cap, its tokens): the keys with more allowance left get more of a
+// pick of many documents.
+void choose_fair(const std::string& queue, const FlowLimits& limits, int32_t version, int64_t want,
+                 std::unordered_map<std::string, KeyTurn>& keys, Chosen& chosen) {
+    std::string& cursor = g_fair_cursor[queue];
+    constexpr int kBatch = 32;
+    for (int round = 0; round < 64 && chosen.count() < want; ++round) {
+        const int64_t before = chosen.count();
+        // From the cursor to the last key, then from the first key to the
+        // cursor: each key once.
+        const std::string start = cursor;
+        bool wrapped = false;
+        std::string from = start;
+        while (chosen.count() < want) {
+            Datum args[3] = {Int32GetDatum(version), to_text(from), Int32GetDatum(kBatch)};
+            const uint64_t n = queue_execute(queue, fair_keys_plan(queue), args, nullptr, true);
+            std::vector<std::string> batch;
+            for (uint64_t r = 0; r < n; ++r) batch.emplace_back(spi_text(r, 1));
+            bool cycle_done = false;
+            for (const std::string& key : batch) {
+                if (wrapped && key > start) {
+                    cycle_done = true;
+                    break;
+                }
+                from = key;
+                if (chosen.count() >= want) break;
+                auto it = keys.find(key);
+                if (it == keys.end()) {
+                    KeyTurn turn;
+                    turn.room = key_room(queue, key, limits, false, &turn.rate);
+                    it = keys.emplace(key, turn).first;
+                }
+                if (it->second.room <= 0) continue;
+                Datum head[3] = {Int32GetDatum(version), to_text(key), tid_array(chosen.tids)};
+                if (queue_execute(queue, key_head_plan(queue), head, nullptr, true) == 0) continue;
+                bool isnull = true;
+                const Datum tid = spi_value(0, 1, &isnull);
+                chosen.tids.push_back(*reinterpret_cast<ItemPointer>(DatumGetPointer(tid)));
+                --it->second.room;
+                ++it->second.chosen;
+                cursor = key;
+            }
+            if (cycle_done || chosen.count() >= want) break;
+            if (static_cast<int>(n) < kBatch) {
+                if (wrapped) break;
+                // The end of the keys: the documents without one take their
+                // turn, then the first keys.
+                ++chosen.without_key;
+                wrapped = true;
+                from = "";
+                if (start.empty()) break;
+            }
+        }
+        if (chosen.count() <= before) break;
+    }
+}
+
 uint64_t limited_pick(const std::string& queue, const FlowLimits& limits, int32_t version,
                       int32_t limit, Interval* lock, bool session_bound) {
     int64_t want = limit;
@@ -476,7 +575,9 @@ uint64_t limited_pick(const std::string& queue, const FlowLimits& limits, int32_
     std::unordered_map<std::string, KeyTurn> keys;
     Chosen chosen;
     const int64_t window = std::min<int64_t>(want + 32, INT32_MAX);
-    {
+    if (limits.fair) {
+        choose_fair(queue, limits, version, want, keys, chosen);
+    } else {
         Datum values[2] = {Int32GetDatum(version), Int32GetDatum(static_cast<int32_t>(window))};
         const uint64_t rows = queue_execute(queue, window_plan(queue), values, nullptr, true);
         choose(queue, limits, rows, want, keys, chosen);

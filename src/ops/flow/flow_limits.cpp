@@ -42,7 +42,7 @@ std::shared_ptr<const FlowLimits> read_limits(const std::string& queue) {
                         return std::string(
                             "SELECT max_active, key_max_active, key_rate,"
                             " (pg_catalog.date_part('epoch', key_rate_interval) * 1000000)::int8,"
-                            " key_burst FROM fetchq.flow_limits WHERE queue = $1");
+                            " key_burst, fair FROM fetchq.flow_limits WHERE queue = $1");
                     },
                     {TEXTOID});
     SPIPlanPtr keys_plan = cached_plan(
@@ -62,6 +62,9 @@ std::shared_ptr<const FlowLimits> read_limits(const std::string& queue) {
             limits->key_rate = optional_int(0, 3);
             limits->rate_interval_us = std::max<int64_t>(1000, spi_int(0, 4, 1000000));
             limits->key_burst = optional_int(0, 5).value_or(0);
+            bool isnull = true;
+            const Datum fair = spi_value(0, 6, &isnull);
+            limits->fair = !isnull && DatumGetBool(fair);
         }
         const uint64_t n = spi_execute_latest(keys_plan, &arg, nullptr);
         for (uint64_t row = 0; row < n; ++row) {

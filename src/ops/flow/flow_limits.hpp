@@ -28,12 +28,14 @@ struct FlowLimits {
     std::optional<int32_t> key_rate;
     int64_t rate_interval_us = 1000000;
     int32_t key_burst = 0;
+    // Picks shared out among the keys in turn (round robin).
+    bool fair = false;
     // Per-key exceptions (queue_set_key_limits).
     std::unordered_map<std::string, int32_t> key_caps;
     std::unordered_map<std::string, int32_t> key_rates;
 
     bool per_key() const {
-        return key_max_active || key_rate || !key_caps.empty() || !key_rates.empty();
+        return key_max_active || key_rate || fair || !key_caps.empty() || !key_rates.empty();
     }
     // The cap of `key`'s active documents; none: not limited.
     std::optional<int32_t> cap_of(const std::string& key) const {

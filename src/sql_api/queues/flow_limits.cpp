@@ -38,15 +38,6 @@ std::optional<int32_t> arg_limit_value(FunctionCallInfo fcinfo, int i, const cha
     return value;
 }
 
-// Rate limits and fair shares are not built yet: refused, never ignored.
-[[noreturn]] void refuse_unbuilt(const char* what) {
-    throw core::Error(core::sqlstate::kFeatureNotSupported,
-                      std::string(what) + " is not supported yet",
-                      "fetchq enforces max_active, key_max_active and key_rate; fair shares "
-                      "between keys are not built. Nothing was changed.",
-                      "Pass false, and cap each key with key_max_active instead.");
-}
-
 std::string arg_key(FunctionCallInfo fcinfo, int i) {
     std::string key = arg_text(fcinfo, i, "flow_key");
     if (key.empty())
@@ -103,13 +94,12 @@ Datum queue_set_limits(FunctionCallInfo fcinfo) {
         throw core::Error(core::sqlstate::kInvalidParameterValue,
                           "argument key_burst needs key_rate", "Nothing was changed.",
                           "A burst is how many picks of a key may come early against its rate.");
-    if (fair) refuse_unbuilt("fair");
     const Oid setter = caller();
     spi_connect();
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     uint64_t n = 0;
-    if (!max_active && !key_max_active && !key_rate) {
+    if (!max_active && !key_max_active && !key_rate && !fair) {
         SPIPlanPtr plan = cached_plan(
             "", "flow_limits_drop",
             [] { return std::string("DELETE FROM fetchq.flow_limits WHERE queue = $1"); },
@@ -122,21 +112,21 @@ Datum queue_set_limits(FunctionCallInfo fcinfo) {
             [] {
                 return std::string(
                     "INSERT INTO fetchq.flow_limits (queue, max_active, key_max_active,"
-                    " key_rate_interval, set_by, key_rate, key_burst)"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                    " key_rate_interval, set_by, key_rate, key_burst, fair)"
+                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
                     " ON CONFLICT (queue) DO UPDATE SET max_active = EXCLUDED.max_active,"
                     " key_max_active = EXCLUDED.key_max_active,"
                     " key_rate_interval = EXCLUDED.key_rate_interval,"
                     " key_rate = EXCLUDED.key_rate, key_burst = EXCLUDED.key_burst,"
-                    " set_by = EXCLUDED.set_by, set_at = pg_catalog.now()");
+                    " fair = EXCLUDED.fair, set_by = EXCLUDED.set_by, set_at = pg_catalog.now()");
             },
-            {TEXTOID, INT4OID, INT4OID, INTERVALOID, REGROLEOID, INT4OID, INT4OID});
-        Datum values[7] = {to_text(queue),           opt_int(max_active),
+            {TEXTOID, INT4OID, INT4OID, INTERVALOID, REGROLEOID, INT4OID, INT4OID, BOOLOID});
+        Datum values[8] = {to_text(queue),           opt_int(max_active),
                            opt_int(key_max_active),  IntervalPGetDatum(interval),
                            ObjectIdGetDatum(setter), opt_int(key_rate),
-                           opt_int(key_burst)};
-        const char nulls[7] = {' ', opt_null(max_active), opt_null(key_max_active), ' ',
-                               ' ', opt_null(key_rate),   opt_null(key_burst)};
+                           opt_int(key_burst),       BoolGetDatum(fair)};
+        const char nulls[8] = {' ', opt_null(max_active), opt_null(key_max_active), ' ',
+                               ' ', opt_null(key_rate),   opt_null(key_burst),      ' '};
         as_catalog_owner([&] { n = spi_execute(plan, values, nulls, false); });
         create_flow_indexes(queue);
     }
