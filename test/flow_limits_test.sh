@@ -195,6 +195,20 @@ check "a key's own rate starts its bucket afresh: the burst again" "$(npicked rb
 check "rate limits seen in the catalog" \
     "$(q "SELECT key_rate || '/' || key_rate_interval || '/' || key_burst FROM fetchq.flow_limits WHERE queue = 'rb'")" "1/01:00:00/2"
 
+# --- seen: fetchq.flow_keys, fetchq.stats.held_back ---------------------------------
+check "flow_keys: a key at its rate: ready, held back, no whole token" \
+    "$(q "SELECT ready || '|' || held_back || '|' || (tokens < 1) FROM fetchq.flow_keys WHERE queue = 'rt' AND flow_key = 'R'")" "4|4|true"
+check "flow_keys: a key with nothing ready holds nothing back (its token spent)" \
+    "$(q "SELECT active || '|' || held_back || '|' || (tokens < 1) FROM fetchq.flow_keys WHERE queue = 'rt' AND flow_key = 'S'")" "1|0|true"
+check "stats: held_back counts what a rate keeps back" \
+    "$(q "SELECT held_back FROM fetchq.stats WHERE queue = 'rt'")" 4
+check "flow_keys: the capped key behind which 100,000 wait" \
+    "$(q "SELECT active || '|' || ready || '|' || held_back || '|' || (tokens IS NULL) FROM fetchq.flow_keys WHERE queue = 'hol' AND flow_key = 'big'")" "1|99999|99999|true"
+check "flow_keys shows a role only the queues it may read" \
+    "$(PGUSER=fl_worker psql -X -q -At -d "$db" -c "SELECT count(*) FROM fetchq.flow_keys WHERE queue <> 'fl'")" 0
+check "stats: a queue without limits holds nothing back" \
+    "$(q "SELECT held_back FROM fetchq.stats WHERE queue = 'fk'")" 0
+
 # --- fair: the keys in turn -----------------------------------------------------
 q "SELECT fetchq.queue_create('fair')" >/dev/null
 q "SELECT fetchq.queue_set_limits('fair', fair => true)" >/dev/null

@@ -175,6 +175,9 @@ done
 # Flow limits: what they hold back.
 expect fetchq_queue_held_back 'queue="prom_fl"' 2
 expect fetchq_queue_active 'queue="prom_fl"' 1
+expect fetchq_flow_key_held_back 'flow_key="K"' 2
+expect fetchq_flow_key_active 'flow_key="K"' 1
+expect fetchq_flow_key_tokens 'flow_key="K"' -1
 # An empty queue: zeros, not missing series.
 for m in planned pending active completed killed ready oldest_ready_age_seconds cnt ent_total exp_total held_back; do
     expect "fetchq_queue_$m" 'queue="prom_empty"' 0

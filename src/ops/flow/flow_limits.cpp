@@ -244,25 +244,105 @@ int64_t held_back(const std::string& queue) {
         if (DatumGetBool(spi_value(0, 1, &isnull))) return spi_int(0, 2);
     }
     if (!limits->per_key()) return 0;
-    // Per key: its ready documents when its active ones reached its cap.
-    std::vector<std::string> keys, caps;
-    for (const auto& [key, cap] : limits->key_caps) {
-        keys.push_back(key);
-        caps.push_back(std::to_string(cap));
+    // Per key: its ready documents when it has no room (cap, tokens).
+    int64_t held = 0;
+    for (const FlowKeyRow& row : flow_keys(queue, *limits)) held += row.held_back;
+    return held;
+}
+
+std::vector<std::string> limited_queues() {
+    SPIPlanPtr plan = cached_plan(
+        "", "flow_limited_queues",
+        [] {
+            return std::string(
+                "SELECT queue::text FROM fetchq.flow_limits UNION SELECT queue::text FROM"
+                " fetchq.flow_key_limits ORDER BY 1");
+        },
+        {});
+    std::vector<std::string> out;
+    as_catalog_owner([&] {
+        const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
+        for (uint64_t r = 0; r < n; ++r) out.emplace_back(spi_text(r, 1));
+    });
+    return out;
+}
+
+std::vector<FlowKeyRow> flow_keys(const std::string& queue, const FlowLimits& limits) {
+    // When each rate-limited key's next pick is due.
+    std::unordered_map<std::string, int64_t> due;
+    SPIPlanPtr rates = cached_plan(
+        "", "flow_key_rates_of",
+        [] {
+            return std::string(
+                "SELECT flow_key, next_due FROM fetchq.flow_key_rates WHERE queue = $1");
+        },
+        {TEXTOID});
+    Datum name = to_text(queue);
+    as_catalog_owner([&] {
+        const uint64_t n = spi_execute(rates, &name, nullptr, true);
+        for (uint64_t r = 0; r < n; ++r) {
+            bool isnull = true;
+            due[spi_text(r, 1)] = DatumGetTimestampTz(spi_value(r, 2, &isnull));
+        }
+    });
+    const std::string ready = "status = " + status_sql::pending +
+                              " AND lock_upgrade IS NULL AND next_iteration <= now()"
+                              " AND (expires_at IS NULL OR expires_at > now())";
+    const uint64_t n = queue_execute_once(
+        queue,
+        "SELECT flow_key, count(*) FILTER (WHERE status = " + status_sql::active +
+            "), count(*) FILTER (WHERE " + ready + ") FROM " + docs_rel(queue) +
+            " WHERE flow_key IS NOT NULL AND status IN (" + status_sql::pending + ", " +
+            status_sql::active + ") GROUP BY flow_key ORDER BY flow_key",
+        {}, nullptr, nullptr, true);
+    std::vector<FlowKeyRow> rows;
+    int64_t queue_active = 0;
+    for (uint64_t r = 0; r < n; ++r) {
+        FlowKeyRow row;
+        row.key = spi_text(r, 1);
+        row.active = spi_int(r, 2);
+        row.ready = spi_int(r, 3);
+        rows.push_back(std::move(row));
     }
-    const std::string sql =
-        "WITH k AS (SELECT flow_key, count(*) FILTER (WHERE " + ready +
-        ") AS ready, count(*) FILTER (WHERE status = " + status_sql::active + ") AS active FROM " +
-        docs_rel(queue) + " WHERE flow_key IS NOT NULL AND status IN (" + status_sql::pending +
-        ", " + status_sql::active +
-        ") GROUP BY flow_key), c AS (SELECT * FROM unnest($2::text[], $3::text[]::int4[])"
-        " AS c(flow_key, cap)) SELECT COALESCE(sum(k.ready), 0)::int8 FROM k"
-        " LEFT JOIN c USING (flow_key) WHERE k.active >= COALESCE(c.cap, $1)";
-    Datum args[3] = {Int32GetDatum(limits->key_max_active.value_or(0)), text_array(keys),
-                     text_array(caps)};
-    const char nulls[3] = {limits->key_max_active ? ' ' : 'n', ' ', ' '};
-    queue_execute_once(queue, sql, {INT4OID, TEXTARRAYOID, TEXTARRAYOID}, args, nulls, true);
-    return spi_int(0, 1);
+    for (const auto& [key, at] : due) {
+        auto it = std::find_if(rows.begin(), rows.end(),
+                               [&](const FlowKeyRow& row) { return row.key == key; });
+        if (it == rows.end()) {
+            FlowKeyRow row;
+            row.key = key;
+            rows.push_back(std::move(row));
+        }
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const FlowKeyRow& a, const FlowKeyRow& b) { return a.key < b.key; });
+    bool queue_full = false;
+    if (limits.max_active) {
+        queue_execute_once(
+            queue,
+            "SELECT count(*) FROM " + docs_rel(queue) + " WHERE status = " + status_sql::active, {},
+            nullptr, nullptr, true);
+        queue_active = spi_int(0, 1);
+        queue_full = queue_active >= *limits.max_active;
+    }
+    const int64_t now = pg_call([] { return static_cast<int64_t>(GetCurrentTimestamp()); });
+    for (FlowKeyRow& row : rows) {
+        bool held = queue_full;
+        const std::optional<int32_t> cap = limits.cap_of(row.key);
+        if (cap && row.active >= *cap) held = true;
+        if (const std::optional<int32_t> rate = limits.rate_of(row.key)) {
+            // The tokens of the bucket now: key_burst + 1 when full, each
+            // one refilled in interval / rate.
+            const int64_t emission = std::max<int64_t>(1, limits.rate_interval_us / *rate);
+            const double full = limits.key_burst + 1.0;
+            auto it = due.find(row.key);
+            const int64_t next = it == due.end() ? now : std::max(it->second, now);
+            const double behind = static_cast<double>(next - now) / emission;
+            row.tokens = std::max(0.0, std::min(full, full - behind));
+            if (*row.tokens < 1.0) held = true;
+        }
+        row.held_back = held ? row.ready : 0;
+    }
+    return rows;
 }
 
 }  // namespace fetchq::ops

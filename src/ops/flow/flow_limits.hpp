@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "pg/postgres.hpp"
 
@@ -95,5 +96,22 @@ void create_flow_indexes(const std::string& queue);
 // snapshot, without locks): all of them when max_active is reached, else
 // those of keys at their cap. 0 for a queue without limits. Needs SPI.
 int64_t held_back(const std::string& queue);
+
+// One row of fetchq.flow_keys.
+struct FlowKeyRow {
+    std::string key;
+    int64_t active = 0;
+    int64_t ready = 0;
+    int64_t held_back = 0;
+    std::optional<double> tokens;  // none: the key has no rate
+};
+
+// The keys of a queue with limits that have pending or active documents or
+// a rate's state, on the caller's snapshot. Needs SPI; run as a role that
+// may read the queue's documents.
+std::vector<FlowKeyRow> flow_keys(const std::string& queue, const FlowLimits& limits);
+
+// The queues that have limits, by name. Needs SPI.
+std::vector<std::string> limited_queues();
 
 }  // namespace fetchq::ops

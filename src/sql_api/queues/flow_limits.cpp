@@ -11,6 +11,7 @@
 #include "ops/queues/queue_access.hpp"
 #include "ops/queues/queue_sql.hpp"
 #include "pg/args.hpp"
+#include "pg/result.hpp"
 #include "pg/spi.hpp"
 #include "sql_api/function.hpp"
 
@@ -207,6 +208,37 @@ Datum queue_held_back(FunctionCallInfo fcinfo) {
     PG_RETURN_INT64(n);
 }
 
+// flow_keys_list() -> per queue with limits that the caller may read
+// (queue_listed), per key with pending or active documents or a rate's
+// state: (queue, flow_key, active, ready, held_back, tokens). Behind the
+// view fetchq.flow_keys.
+Datum flow_keys_list(FunctionCallInfo fcinfo) {
+    begin_rows(fcinfo);
+    spi_connect();
+    for (const std::string& queue : limited_queues()) {
+        if (!queue_listed(queue)) continue;
+        const std::shared_ptr<const FlowLimits> limits = flow_limits(queue);
+        if (!limits) continue;
+        std::vector<FlowKeyRow> rows;
+        as_catalog_owner([&] {
+            as_queue_owner(
+                queue, [&] { rows = flow_keys(queue, *limits); }, ACL_SELECT);
+        });
+        for (const FlowKeyRow& row : rows) {
+            Datum values[6] = {to_text(queue),
+                               to_text(row.key),
+                               Int64GetDatum(row.active),
+                               Int64GetDatum(row.ready),
+                               Int64GetDatum(row.held_back),
+                               Float8GetDatum(row.tokens.value_or(0))};
+            bool nulls[6] = {false, false, false, false, false, !row.tokens};
+            add_row(fcinfo, values, nulls);
+        }
+    }
+    spi_finish();
+    return (Datum)0;
+}
+
 }  // namespace
 }  // namespace fetchq::sql_api
 
@@ -214,3 +246,4 @@ FETCHQ_SQL_FUNCTION(fetchq_queue_set_limits, fetchq::sql_api::queue_set_limits)
 FETCHQ_SQL_FUNCTION(fetchq_queue_set_key_limits, fetchq::sql_api::queue_set_key_limits)
 FETCHQ_SQL_FUNCTION(fetchq_queue_drop_key_limits, fetchq::sql_api::queue_drop_key_limits)
 FETCHQ_SQL_FUNCTION(fetchq_queue_held_back, fetchq::sql_api::queue_held_back)
+FETCHQ_SQL_FUNCTION(fetchq_flow_keys_list, fetchq::sql_api::flow_keys_list)

@@ -37,3 +37,15 @@ CREATE TRIGGER fetchq_flow_key_limits_changed AFTER INSERT OR UPDATE OR DELETE O
 -- cap); 0 for a queue without limits. The last column of fetchq.stats.
 CREATE FUNCTION fetchq.queue_held_back(queue VARCHAR) RETURNS BIGINT
 AS 'MODULE_PATHNAME', 'fetchq_queue_held_back' LANGUAGE C STABLE;
+
+-- fetchq: per queue with limits that the current role may read, per key with
+-- pending or active documents or a rate's state: its active and ready
+-- documents, the ready ones its limits keep back now, and the tokens of its
+-- rate (key_burst + 1 when full; NULL without a rate).
+CREATE FUNCTION fetchq.flow_keys_list()
+RETURNS TABLE(queue TEXT, flow_key TEXT, active BIGINT, ready BIGINT, held_back BIGINT,
+    tokens DOUBLE PRECISION)
+AS 'MODULE_PATHNAME', 'fetchq_flow_keys_list' LANGUAGE C STABLE ROWS 100;
+
+CREATE VIEW fetchq.flow_keys AS SELECT * FROM fetchq.flow_keys_list();
+GRANT SELECT ON fetchq.flow_keys TO PUBLIC;
