@@ -152,6 +152,25 @@ wait_for "the orphan is re-queued by the scheduler" 60 \
     "SELECT status FROM fetchq_data.ko__docs WHERE subject = 'o1'" 1
 check "its slot is free again" "$(npicked ko 5)" 1
 
+# --- a waiting pick wakes when a slot frees ----------------------------------------
+q "SELECT fetchq.queue_create('kw')" >/dev/null
+q "SELECT fetchq.queue_set_limits('kw', key_max_active => 1)" >/dev/null
+q "SELECT fetchq.doc_send('kw', 'w1', next_iteration => now() - interval '1 minute', flow_key => 'W'),
+          fetchq.doc_send('kw', 'w2', flow_key => 'W')" >/dev/null
+check "w1 picked, w2 held back" "$(picked kw 5)" w1
+wait_out=$(mktemp)
+PGAPPNAME=fl_waiter psql -X -q -At -d "$db" \
+    -c "CALL fetchq.doc_pick_wait('kw', 0, 1, '1 minute', '60 seconds', NULL)" >"$wait_out" 2>&1 &
+waiter=$!
+wait_for "doc_pick_wait sleeps: the key is full" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'fl_waiter' AND wait_event_type = 'Extension'" 1
+q "SELECT fetchq.doc_complete('kw', 'w1')" >/dev/null
+wait_for "the completion that frees the key's slot wakes it (not its 60 s timeout)" 20 \
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'fl_waiter'" 0
+wait "$waiter" || true
+check_has "... and it took w2" "$(cat "$wait_out")" '"subject": "w2"'
+rm -f "$wait_out"
+
 # --- no head-of-line blocking -----------------------------------------------
 q "SELECT fetchq.queue_create('hol')" >/dev/null
 q "SELECT fetchq.queue_set_limits('hol', key_max_active => 1)" >/dev/null
