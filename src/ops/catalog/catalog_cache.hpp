@@ -55,6 +55,14 @@ class CatalogCache {
         return value;
     }
 
+    // The cached value of `key`, or nullptr when it is not cached: never
+    // reads (runs no statement, leaves SPI_tuptable alone).
+    const Value* peek(const std::string& key) {
+        if (generation_ != catalog_generation()) return nullptr;
+        auto it = entries_.find(key);
+        return it == entries_.end() ? nullptr : &it->second;
+    }
+
   private:
     std::unordered_map<std::string, Value> entries_;
     uint64_t generation_ = 0;

@@ -131,11 +131,21 @@ bool index_exists(const std::string& name) {
     });
 }
 
+CatalogCache<std::shared_ptr<const FlowLimits>>& limits_cache() {
+    static CatalogCache<std::shared_ptr<const FlowLimits>> cache;
+    return cache;
+}
+
 }  // namespace
 
 std::shared_ptr<const FlowLimits> flow_limits(const std::string& queue) {
-    static CatalogCache<std::shared_ptr<const FlowLimits>> cache;
-    return cache.get(queue, [&] { return read_limits(queue); });
+    return limits_cache().get(queue, [&] { return read_limits(queue); });
+}
+
+std::optional<bool> flow_limited_cached(const std::string& queue) {
+    const std::shared_ptr<const FlowLimits>* cached = limits_cache().peek(queue);
+    if (!cached) return std::nullopt;
+    return *cached != nullptr;
 }
 
 std::optional<int64_t> queue_room(const std::string& queue, int32_t max_active, bool wait) {

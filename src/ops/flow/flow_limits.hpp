@@ -67,6 +67,11 @@ struct KeyRate {
 // feature). Needs SPI.
 std::shared_ptr<const FlowLimits> flow_limits(const std::string& queue);
 
+// Whether the queue has limits, as this backend's cache knows it, without
+// reading anything (no statement: SPI_tuptable stays the caller's); none
+// when not cached.
+std::optional<bool> flow_limited_cached(const std::string& queue);
+
 // How many more documents of the queue may become active now (max_active
 // minus the active ones, at least 0), its row locked until the end of the
 // transaction; none when `wait` is false and another transaction holds it.
