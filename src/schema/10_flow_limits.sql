@@ -51,3 +51,4 @@ ALTER TABLE fetchq.flow_key_rates ENABLE ROW LEVEL SECURITY;
 
 SELECT pg_catalog.pg_extension_config_dump('fetchq.flow_limits', '');
 SELECT pg_catalog.pg_extension_config_dump('fetchq.flow_key_limits', '');
+SELECT pg_catalog.pg_extension_config_dump('fetchq.flow_key_rates', '');
