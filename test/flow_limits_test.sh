@@ -244,6 +244,14 @@ check "fair: one by one in a session, the turn goes on from the key served last"
         -c "SELECT subject FROM fetchq.doc_pick('fair', 0, 1, '5 minutes')" \
         -c "SELECT subject FROM fetchq.doc_pick('fair', 0, 1, '5 minutes')" \
         -c "SELECT subject FROM fetchq.doc_pick('fair', 0, 1, '5 minutes')" | paste -sd, -)" a003,b3,c3,n3
+q "SELECT fetchq.queue_create('fair2')" >/dev/null
+q "SELECT fetchq.queue_set_limits('fair2', fair => true)" >/dev/null
+q "SELECT fetchq.doc_send('fair2', k || i, next_iteration => now() - interval '1 minute' + i * interval '1 millisecond', flow_key => k)
+   FROM generate_series(1, 3) AS i, unnest(ARRAY['x', 'y']) AS k" >/dev/null
+picks=()
+for i in 1 2 3 4 5 6 7; do picks+=(-c "SELECT count(*) FROM fetchq.doc_pick('fair2', 0, 1, '5m')"); done
+check "fair without keyless documents: every pick of one in a session takes one" \
+    "$(psql -X -q -At -d "$db" "${picks[@]}" | paste -sd, -)" 1,1,1,1,1,1,0
 q "SELECT fetchq.queue_set_limits('fair', key_max_active => 2, fair => true)" >/dev/null
 q "SELECT fetchq.doc_complete('fair', s) FROM unnest(ARRAY['a001', 'a002', 'a003', 'b1', 'b2', 'b3']) AS s" >/dev/null
 check "fair with a cap: each key's turns end at its cap (C has 2 active already)" \

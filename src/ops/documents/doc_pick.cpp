@@ -497,6 +497,18 @@ SPIPlanPtr key_head_plan(const std::string& queue) {
         {INT4OID, TEXTOID, TIDARRAYOID});
 }
 
+// fair: whether a ready document without a key is there.
+SPIPlanPtr keyless_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "flow_keyless",
+        [&] {
+            return "SELECT 1 FROM " + docs_rel(queue) + " WHERE " + flow_ready("") +
+                   " AND version = $1 AND flow_key IS NULL"
+                   " ORDER BY flow_key, priority DESC, next_iteration, attempts LIMIT 1";
+        },
+        {INT4OID});
+}
+
 // Per queue, in this backend: the key a fair pick served last.
 std::unordered_map<std::string, std::string> g_fair_cursor;
 
@@ -550,8 +562,11 @@ void choose_fair(const std::string& queue, const FlowLimits& limits, int32_t ver
             if (static_cast<int>(n) < kBatch) {
                 if (wrapped) break;
                 // The end of the keys: the documents without one take their
-                // turn, then the first keys.
-                ++chosen.without_key;
+                // turn (when there are some: the statement takes what the
+                // turns counted), then the first keys.
+                Datum v = Int32GetDatum(version);
+                if (queue_execute(queue, keyless_plan(queue), &v, nullptr, true) > 0)
+                    ++chosen.without_key;
                 wrapped = true;
                 from = "";
                 if (start.empty()) break;
