@@ -1,5 +1,7 @@
 #include "ops/flow/flow_limits.hpp"
 
+#include "core/flow_rate.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <vector>
@@ -193,16 +195,13 @@ int64_t key_room(const std::string& queue, const std::string& key, const FlowLim
     if (!held) return 0;
     int64_t room = cap ? std::max<int64_t>(0, *cap - count_active(queue, &key)) : INT64_MAX;
     if (per_interval && room > 0) {
-        // GCRA: the next pick is due at `due`; up to key_burst picks may come
-        // that many emission intervals early. The clock is read under the
-        // key's lock, after the pick before committed.
-        const int64_t emission = std::max<int64_t>(1, limits.rate_interval_us / *per_interval);
-        const int64_t tolerance = emission * limits.key_burst;
+        // core/flow_rate.hpp. The clock is read under the key's lock, after
+        // the pick before committed.
+        const int64_t emission = core::rate_emission(limits.rate_interval_us, *per_interval);
         const int64_t now = pg_call([] { return static_cast<int64_t>(GetCurrentTimestamp()); });
-        const int64_t base = std::max(read_due(queue, key), now);
-        const int64_t ahead = base - now;
-        const int64_t allowed = ahead > tolerance ? 0 : (tolerance - ahead) / emission + 1;
-        room = std::min(room, allowed);
+        const int64_t due = read_due(queue, key);
+        const int64_t base = core::rate_base(due, now);
+        room = std::min(room, core::rate_allowed(due, now, emission, limits.key_burst));
         if (rate) *rate = KeyRate{true, base, emission};
     }
     return room;
@@ -340,14 +339,10 @@ std::vector<FlowKeyRow> flow_keys(const std::string& queue, const FlowLimits& li
         const std::optional<int32_t> cap = limits.cap_of(row.key);
         if (cap && row.active >= *cap) held = true;
         if (const std::optional<int32_t> rate = limits.rate_of(row.key)) {
-            // The tokens of the bucket now: key_burst + 1 when full, each
-            // one refilled in interval / rate.
-            const int64_t emission = std::max<int64_t>(1, limits.rate_interval_us / *rate);
-            const double full = limits.key_burst + 1.0;
+            const int64_t emission = core::rate_emission(limits.rate_interval_us, *rate);
             auto it = due.find(row.key);
-            const int64_t next = it == due.end() ? now : std::max(it->second, now);
-            const double behind = static_cast<double>(next - now) / emission;
-            row.tokens = std::max(0.0, std::min(full, full - behind));
+            row.tokens = core::rate_tokens(it == due.end() ? now : it->second, now, emission,
+                                           limits.key_burst);
             if (*row.tokens < 1.0) held = true;
         }
         row.held_back = held ? row.ready : 0;
