@@ -118,6 +118,18 @@ q "SELECT fetchq.doc_send('cap', 'd6'), fetchq.doc_send('cap', 'd7')" >/dev/null
 check "a reschedule frees one" "$(npicked cap 5)" 1
 check "never more than 2 active" "$(active cap)" 2
 
+# Limits set by another session reach a session that cached "no limits"
+# (the per-backend cache is emptied by the change's commit).
+q "SELECT fetchq.queue_create('cache')" >/dev/null
+q "SELECT fetchq.doc_send('cache', 'c' || i) FROM generate_series(1, 6) AS i" >/dev/null
+check "a session that picked without limits obeys limits set meanwhile by another" \
+    "$(psql -X -q -At -d "$db" -c "SELECT count(*) FROM fetchq.doc_pick('cache', 0, 1, '5m')" \
+        -c "\\! psql -X -q -At -d $db -c \"SELECT fetchq.queue_set_limits('cache', max_active => 2)\" >/dev/null" \
+        -c "SELECT count(*) FROM fetchq.doc_pick('cache', 0, 5, '5m')" | paste -sd, -)" 1,1
+check "dropping a queue drops its limits" \
+    "$(q "SELECT fetchq.queue_set_key_limits('cache', 'k', 1); SELECT was_dropped FROM fetchq.queue_drop('cache');
+          SELECT (SELECT count(*) FROM fetchq.flow_limits WHERE queue = 'cache') + (SELECT count(*) FROM fetchq.flow_key_limits WHERE queue = 'cache')" | tail -1)" 0
+
 # --- key_max_active --------------------------------------------------------
 q "SELECT fetchq.queue_create('kc')" >/dev/null
 q "SELECT fetchq.queue_set_limits('kc', key_max_active => 1)" >/dev/null
