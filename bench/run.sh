@@ -34,6 +34,9 @@
 #                           and PgQ's insert_event (bench/streams.py, ~10 min): writes
 #                           the "Streams" block of docs/benchmarks.md (--only TEXT: the
 #                           cases whose label has TEXT, --reps N; prints only)
+#   bench/run.sh --flow     pick 1 + complete on a queue with key_max_active 1 over
+#                           1,000 keys next to one without limits, 1, 4 and 16 clients
+#                           (bench/flow.py, ~1 min): writes the "Flow limits" block
 #   bench/run.sh --memory   private memory of a client backend and of the scheduler
 #                           for 10, 200 and 1,000 queues (bench/memory.py, ~3 min):
 #                           writes the "Memory per queue" block of docs/benchmarks.md
@@ -81,6 +84,7 @@ for arg in "$@"; do
     --depends) mode=depends ;;
     --streams) mode=streams ;;
     --schedules) mode=schedules ;;
+    --flow) mode=flow ;;
     --memory) mode=memory ;;
     --held-horizon) mode=held_horizon ;;
     --deferred) mode=deferred ;;
@@ -191,7 +195,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
 fi
 command -v python3 >/dev/null || die "python3 is needed"
 REF_SQL=/dev/null
-case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules | deferred) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules | deferred | flow) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -239,7 +243,7 @@ say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
 # The benchmarks of one feature: each writes its block of docs/benchmarks.md.
 case "$mode" in
-pick_wait | streams | privileges | depends | topics | memory | held_horizon | schedules)
+pick_wait | streams | privileges | depends | topics | memory | held_horizon | schedules | flow)
     python3 "bench/$mode.py" --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pgmq_args[@]}" "${pass[@]}"
     exit

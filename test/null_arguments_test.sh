@@ -35,7 +35,7 @@ doc_push(varchar,varchar,int4,int4,timestamptz,jsonb,timestamptz)|expires_at|ok|
 doc_append(varchar,jsonb)|payload|ok|a NULL payload is stored as NULL, as doc_push's
 doc_append(varchar,jsonb,int4,int4)|payload|ok|a NULL payload is stored as NULL, as doc_push's
 doc_upsert(varchar,varchar,int4,int4,timestamptz,jsonb)|payload|ok|a NULL payload is stored as NULL, as doc_push's
-doc_send(varchar,varchar,jsonb,int4,int4,timestamptz,timestamptz,doc_ref[],varchar,text)|payload|ok|a NULL payload is stored as NULL, as doc_push's (docs/api.md, doc_send)
+doc_send(varchar,varchar,jsonb,int4,int4,timestamptz,timestamptz,doc_ref[],varchar,text,text)|payload|ok|a NULL payload is stored as NULL, as doc_push's (docs/api.md, doc_send)
 doc_reply(varchar,varchar,jsonb)|payload|55000|a reply's payload may be NULL, as doc_send's: the call goes on to the request, which the sample document is not (not active)
 doc_push_many(varchar,varchar[],jsonb[],timestamptz,int4,int4)|subjects|ok|a NULL array adds nothing (returns 0)
 doc_push_many(varchar,varchar[],jsonb[],timestamptz,int4,int4)|next_iteration|ok|NULL means the default, now()

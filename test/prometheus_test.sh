@@ -44,6 +44,12 @@ q "SELECT fetchq.queue_set_dead_letter('prom_q', 'prom_dlq')" >/dev/null
 q "SELECT was_created FROM fetchq.topic_create('prom_t')" >/dev/null
 q "SELECT was_created FROM fetchq.queue_create('prom_sub')" >/dev/null
 q "SELECT fetchq.subscribe('prom_t', 'prom_sub')" >/dev/null
+# A queue with flow limits (issue 35): one of key K's three documents
+# active, the two others held back.
+q "SELECT was_created FROM fetchq.queue_create('prom_fl')" >/dev/null
+q "SELECT fetchq.queue_set_limits('prom_fl', key_max_active => 1)" >/dev/null
+q "SELECT fetchq.doc_send('prom_fl', 'k' || i, flow_key => 'K') FROM generate_series(1, 3) AS i" >/dev/null
+q "SELECT count(*) FROM fetchq.doc_pick('prom_fl', 0, 3, '1 hour')" >/dev/null
 q "SELECT fetchq.doc_push('prom_q', s, 0, 0, now() - n * interval '1 minute', '{}')
    FROM (VALUES ('x1', 10), ('x2', 9), ('x3', 8), ('r1', 3), ('r2', 2), ('r3', 1)) AS v(s, n)" >/dev/null
 q "SELECT fetchq.doc_push('prom_q', 'p' || i, 0, 0, now() + interval '1 hour', '{}')
@@ -166,8 +172,14 @@ for l in 'prom_q:false:false' 'prom_empty:false:false' 'prom_dlq:true:false' 'pr
         fail "fetchq_queue_cnt{queue=\"$name\"}: wanted is_dead_letter_queue=\"$dlq\", is_subscription=\"$sub\" in: $(grep -F "queue=\"$name\"" "$scrape" | grep '^fetchq_queue_cnt' || echo none)"
     fi
 done
+# Flow limits: what they hold back.
+expect fetchq_queue_held_back 'queue="prom_fl"' 2
+expect fetchq_queue_active 'queue="prom_fl"' 1
+expect fetchq_flow_key_held_back 'flow_key="K"' 2
+expect fetchq_flow_key_active 'flow_key="K"' 1
+expect fetchq_flow_key_tokens 'flow_key="K"' -1
 # An empty queue: zeros, not missing series.
-for m in planned pending active completed killed ready oldest_ready_age_seconds cnt ent_total exp_total; do
+for m in planned pending active completed killed ready oldest_ready_age_seconds cnt ent_total exp_total held_back; do
     expect "fetchq_queue_$m" 'queue="prom_empty"' 0
 done
 # Counters are typed as counters, counts as gauges.

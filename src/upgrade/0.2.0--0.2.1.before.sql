@@ -27,3 +27,26 @@ ALTER TABLE fetchq.stream_groups ADD COLUMN created_by REGROLE;
 -- Deferred counters (queue_set_counters): every queue of 0.2.0 counts exactly.
 ALTER TABLE fetchq.queues ADD COLUMN counters_mode TEXT NOT NULL DEFAULT 'exact'
     CHECK (counters_mode IN ('exact', 'deferred'));
+
+-- Flow limits (issue 35): doc_take and doc_peek return a document's
+-- flow_key as their last column, which CREATE OR REPLACE cannot add.
+DROP FUNCTION fetchq.doc_take(VARCHAR, VARCHAR, VARCHAR, BOOLEAN);
+DROP FUNCTION fetchq.doc_peek(VARCHAR, VARCHAR);
+
+-- Every queue's documents table gets flow_key at its end, as
+-- queue_create makes it.
+DO $fetchq_flow_key$
+DECLARE
+    t pg_catalog.regclass;
+BEGIN
+    FOR t IN
+        SELECT c.oid::pg_catalog.regclass
+        FROM fetchq.queues AS q
+        JOIN pg_catalog.pg_class AS c
+            ON c.oid = pg_catalog.to_regclass('fetchq_data.' || pg_catalog.quote_ident(q.name || '__docs'))
+        ORDER BY q.name
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN flow_key TEXT', t);
+    END LOOP;
+END
+$fetchq_flow_key$;

@@ -19,7 +19,8 @@
 
 # Arguments of functions that other branches add are here too (doc_send,
 # doc_reply: queue, subject, payload, version, priority, next_iteration,
-# expires_at, depends_on, reply_to, if_finished; doc_cancel: reason). A
+# expires_at, depends_on, reply_to, if_finished, flow_key; doc_cancel:
+# reason). A
 # function with an argument that has no sample here fails the tests with
 # "no sample value for argument ...": add one.
 fc_sample_values=$(
@@ -116,6 +117,13 @@ schedule_create.name	varchar	'fc_sched'
 schedule_drop.name	varchar	'fc_sched'
 schedule_pause.name	varchar	'fc_sched'
 schedule_resume.name	varchar	'fc_sched'
+flow_key	text	'fc_key'
+max_active	int4	2
+key_max_active	int4	1
+key_rate	int4	5
+key_burst	int4	1
+key_rate_interval	interval	'1 second'
+fair	bool	false
 EOF
 )
 

@@ -1,7 +1,8 @@
 // The generation of fetchq's catalog as this backend knows it: bumped by
 // every relcache invalidation of fetchq.queues, fetchq.routes,
 // fetchq.queue_grants, fetchq.streams, fetchq.stream_groups,
-// fetchq.stream_grants or fetchq.awaited_queues. Statement
+// fetchq.stream_grants, fetchq.awaited_queues, fetchq.flow_limits or
+// fetchq.flow_key_limits. Statement
 // triggers on these tables queue such an invalidation for any change (of
 // stream_groups: any but an insert), through a function or plain SQL;
 // PostgreSQL delivers it to every backend when the change commits, to the
@@ -52,6 +53,14 @@ class CatalogCache {
         Value value = read();
         if (catalog_generation() == now && keep(value)) entries_.emplace(key, value);
         return value;
+    }
+
+    // The cached value of `key`, or nullptr when it is not cached: never
+    // reads (runs no statement, leaves SPI_tuptable alone).
+    const Value* peek(const std::string& key) {
+        if (generation_ != catalog_generation()) return nullptr;
+        auto it = entries_.find(key);
+        return it == entries_.end() ? nullptr : &it->second;
     }
 
   private:

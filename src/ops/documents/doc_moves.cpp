@@ -1,5 +1,6 @@
 #include "ops/documents/doc_moves.hpp"
 
+#include "ops/flow/flow_limits.hpp"
 #include "ops/shared_memory/pick_start.hpp"
 #include "ops/shared_memory/pick_wake.hpp"
 #include "ops/shared_memory/queue_activity.hpp"
@@ -28,6 +29,13 @@ void count_case(std::string_view queue, const core::MoveCase& c, int64_t n, int3
         note_picked(queue);
         note_pending_locked(queue);
     }
+    // A document leaving status 2 frees a slot of a queue with flow limits:
+    // its waiting picks look again. The setting is only looked up in the
+    // cache (a move's caller may still read its statement's rows): a queue
+    // this backend does not know wakes them too, in case.
+    if (c.from == core::DocStatus::kActive && c.to != core::DocStatus::kPending &&
+        flow_limited_cached(std::string(queue)).value_or(true))
+        note_pickable(queue);
     note_activity(queue);
     for (const core::CounterDelta& d : c.deltas) metric_add(queue, d.counter, d.delta * n);
     if (c.version_delta != 0)

@@ -1,6 +1,7 @@
 #include "ops/documents/doc_pick.hpp"
 
 #include "ops/documents/doc_moves.hpp"
+#include "ops/flow/flow_limits.hpp"
 #include "ops/queues/doc_status_sql.hpp"
 #include "ops/shared_memory/pick_start.hpp"
 #include "ops/queues/queue_sql.hpp"
@@ -10,12 +11,17 @@
 #include "ops/shared_memory/wake.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
+#include <vector>
 #include <string>
 #include <unordered_map>
 
 extern "C" {
 #include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "storage/itemptr.h"
 #include "pgstat.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -108,7 +114,7 @@ std::string pick_update(const std::string& docs, const std::string& chosen,
            "))"
            " RETURNING d.subject, d.payload, d.version, d.priority, d.attempts,"
            " d.iterations, d.created_at, d.last_iteration, d.next_iteration,"
-           " d.lock_upgrade";
+           " d.lock_upgrade, d.flow_key";
 }
 
 // A pending document not due yet before the taken one d: of a higher
@@ -235,8 +241,19 @@ void note_pick_position(bool known, const core::PickKey& key, std::optional<bool
     g_taken.any = true;
 }
 
-uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval* lock,
-              bool session_bound) {
+namespace {
+
+// The lock ends at now + duration: the scheduler must be awake then.
+void note_lock_expiry(Interval* lock) {
+    note_due(pg_call([&] {
+        return DatumGetTimestampTz(DirectFunctionCall2(
+            timestamptz_pl_interval, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
+            IntervalPGetDatum(lock)));
+    }));
+}
+
+uint64_t plain_pick(const std::string& queue, int32_t version, int32_t limit, Interval* lock,
+                    bool session_bound) {
     if (session_bound) watch_session_end();
     PickStartReading reading(queue, version);
     // Before the statement: one that fails may have locked some documents.
@@ -275,15 +292,352 @@ uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval
     }
     reading.finish(outcome);
     if (n > 0) {
-        // The locks expire at now + duration: the scheduler must be awake then.
-        note_due(pg_call([&] {
-            return DatumGetTimestampTz(DirectFunctionCall2(
-                timestamptz_pl_interval, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
-                IntervalPGetDatum(lock)));
-        }));
+        note_lock_expiry(lock);
         count_move(queue, core::DocMove::kPick, core::DocStatus::kActive, static_cast<int64_t>(n));
     }
     return n;
+}
+
+// ---- Picks under flow limits (ops/flow/flow_limits.hpp) ----
+//
+// The documents are chosen before the statement that takes them: each key
+// met is locked (SKIP LOCKED) and its active documents counted once per
+// pick, its documents taken while it has room. First from the head of the
+// pick index (a window of the next documents in pick order, whatever their
+// key); when the window is full of documents held back, from the head of
+// each key's own documents (the flow pick index, one probe per key that has
+// pending documents): a capped key's backlog never delays another key's
+// documents. Documents without a key are not chosen by address: the
+// statement takes as many of them as the choice counted, with SKIP LOCKED
+// as a plain pick does. The statement never updates a document that another
+// transaction changed since it was chosen (ctid, status and due time checked
+// again under the row's lock).
+
+struct Chosen {
+    std::vector<ItemPointerData> tids;  // of documents with a key
+    std::vector<ItemPointerData> seen;  // every document looked at
+    int64_t without_key = 0;
+    int64_t count() const { return static_cast<int64_t>(tids.size()) + without_key; }
+};
+
+std::string flow_ready(const std::string& alias) {
+    return alias + "status = " + status_sql::pending + " AND " + alias +
+           "lock_upgrade IS NULL AND " + alias + "next_iteration <= now() AND (" + alias +
+           "expires_at IS NULL OR " + alias + "expires_at > now())";
+}
+
+SPIPlanPtr window_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "flow_window",
+        [&] {
+            return "SELECT ctid, flow_key FROM " + docs_rel(queue) + " WHERE " + flow_ready("") +
+                   " AND version = $1 ORDER BY priority DESC, next_iteration, attempts LIMIT $2";
+        },
+        {INT4OID, INT4OID});
+}
+
+// The first ready document of each key not looked at yet, found by a skip
+// scan of the flow pick index (the next key after the last one: one probe
+// per key, however many documents each has), and the first $2 ready
+// documents without a key; in pick order.
+SPIPlanPtr heads_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "flow_heads",
+        [&] {
+            const std::string docs = docs_rel(queue);
+            auto pending = [](const std::string& alias) {
+                return alias + "status = " + status_sql::pending + " AND " + alias +
+                       "lock_upgrade IS NULL AND " + alias + "version = $1 AND ";
+            };
+            return "WITH RECURSIVE k(flow_key) AS ((SELECT flow_key FROM " + docs + " WHERE " +
+                   pending("") +
+                   "flow_key IS NOT NULL ORDER BY flow_key LIMIT 1) UNION ALL SELECT"
+                   " (SELECT t.flow_key FROM " +
+                   docs + " AS t WHERE " + pending("t.") +
+                   "t.flow_key > k.flow_key"
+                   " ORDER BY t.flow_key LIMIT 1) FROM k WHERE k.flow_key IS NOT NULL)"
+                   " SELECT h.ctid, h.flow_key FROM (SELECT d.ctid, d.flow_key, d.priority,"
+                   " d.next_iteration, d.attempts FROM k CROSS JOIN LATERAL (SELECT ctid,"
+                   " flow_key, priority, next_iteration, attempts FROM " +
+                   docs + " AS d WHERE " + flow_ready("d.") +
+                   " AND d.version = $1 AND d.ctid <> ALL ($3)"
+                   // A range, not `=`: with `=` the planner drops flow_key from
+                   // the ORDER BY and may walk the pick index, through every
+                   // document of the keys before.
+                   " AND d.flow_key >= k.flow_key AND d.flow_key <= k.flow_key"
+                   // In the flow pick index's order: the planner takes it.
+                   " ORDER BY d.flow_key, d.priority DESC, d.next_iteration, d.attempts LIMIT 1)"
+                   " AS d"
+                   " WHERE k.flow_key IS NOT NULL UNION ALL (SELECT ctid, flow_key, priority,"
+                   " next_iteration, attempts FROM " +
+                   docs + " WHERE " + flow_ready("") +
+                   " AND version = $1 AND flow_key IS NULL ORDER BY flow_key, priority DESC,"
+                   " next_iteration, attempts LIMIT $2)) AS h"
+                   " ORDER BY h.priority DESC, h.next_iteration, h.attempts";
+        },
+        {INT4OID, INT4OID, TIDARRAYOID});
+}
+
+SPIPlanPtr take_chosen_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "flow_take",
+        [&] {
+            const std::string docs = docs_rel(queue);
+            return "UPDATE " + docs + " AS d SET status = " + status_sql::active +
+                   ", next_iteration = now() + $3, attempts = d.attempts + 1,"
+                   " lock_session = $4 WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM " +
+                   docs + " WHERE ctid = ANY ($5) AND " + flow_ready("") +
+                   " AND version = $1 FOR UPDATE SKIP LOCKED) || ARRAY(SELECT ctid FROM " + docs +
+                   " WHERE " + flow_ready("") +
+                   " AND version = $1 AND flow_key IS NULL ORDER BY flow_key, priority DESC,"
+                   " next_iteration, attempts LIMIT $2 FOR UPDATE SKIP LOCKED))"
+                   " RETURNING d.subject, d.payload, d.version, d.priority, d.attempts,"
+                   " d.iterations, d.created_at, d.last_iteration, d.next_iteration,"
+                   " d.lock_upgrade, d.flow_key";
+        },
+        {INT4OID, INT4OID, INTERVALOID, INT8OID, TIDARRAYOID});
+}
+
+Datum tid_array(const std::vector<ItemPointerData>& tids) {
+    return pg_call([&] {
+        const int n = static_cast<int>(tids.size());
+        Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * std::max(n, 1)));
+        for (int i = 0; i < n; ++i) {
+            ItemPointer copy = static_cast<ItemPointer>(palloc(sizeof(ItemPointerData)));
+            *copy = tids[i];
+            elems[i] = PointerGetDatum(copy);
+        }
+        return PointerGetDatum(
+            construct_array(elems, n, TIDOID, sizeof(ItemPointerData), false, TYPALIGN_SHORT));
+    });
+}
+
+// Walks the rows of SPI_tuptable (ctid, flow_key), taking what the limits
+// allow until `want`; returns how many rows there were.
+// A key's room in this pick, and how many of its documents it chose.
+struct KeyTurn {
+    int64_t room = 0;
+    int64_t chosen = 0;
+    KeyRate rate;
+};
+
+uint64_t choose(const std::string& queue, const FlowLimits& limits, uint64_t rows, int64_t want,
+                std::unordered_map<std::string, KeyTurn>& keys, Chosen& chosen) {
+    // Copied first: key_room runs statements of its own.
+    struct Row {
+        ItemPointerData tid;
+        bool keyed;
+        std::string key;
+    };
+    std::vector<Row> seen;
+    seen.reserve(rows);
+    for (uint64_t r = 0; r < rows; ++r) {
+        Row row;
+        bool isnull = true;
+        const Datum tid = spi_value(r, 1, &isnull);
+        row.tid = *reinterpret_cast<ItemPointer>(DatumGetPointer(tid));
+        const char* key = spi_text(r, 2);
+        row.keyed = key != nullptr;
+        if (key) row.key = key;
+        seen.push_back(std::move(row));
+    }
+    for (const Row& row : seen) {
+        if (chosen.count() >= want) break;
+        chosen.seen.push_back(row.tid);
+        if (!row.keyed) {
+            ++chosen.without_key;
+            continue;
+        }
+        auto it = keys.find(row.key);
+        if (it == keys.end()) {
+            KeyTurn turn;
+            turn.room = key_room(queue, row.key, limits, false, &turn.rate);
+            it = keys.emplace(row.key, turn).first;
+        }
+        if (it->second.room <= 0) continue;
+        --it->second.room;
+        ++it->second.chosen;
+        chosen.tids.push_back(row.tid);
+    }
+    return rows;
+}
+
+// fair: the keys that have pending documents, in key order, after `$2`
+// (a skip scan of the flow pick index: one probe per key), at most $3.
+SPIPlanPtr fair_keys_plan(const std::string& queue) {
+    return queue_plan(queue, "flow_fair_keys",
+                      [&] {
+                          const std::string docs = docs_rel(queue);
+                          auto pending = [](const std::string& alias) {
+                              return alias + "status = " + status_sql::pending + " AND " + alias +
+                                     "lock_upgrade IS NULL AND " + alias + "version = $1 AND ";
+                          };
+                          return "WITH RECURSIVE k(flow_key) AS ((SELECT flow_key FROM " + docs +
+                                 " WHERE " + pending("") +
+                                 "flow_key > $2 ORDER BY flow_key LIMIT 1) UNION ALL SELECT"
+                                 " (SELECT t.flow_key FROM " +
+                                 docs + " AS t WHERE " + pending("t.") +
+                                 "t.flow_key > k.flow_key ORDER BY t.flow_key LIMIT 1) FROM k"
+                                 " WHERE k.flow_key IS NOT NULL)"
+                                 " SELECT flow_key FROM k WHERE flow_key IS NOT NULL LIMIT $3";
+                      },
+                      {INT4OID, TEXTOID, INT4OID});
+}
+
+// fair: the first ready document of key $2 in pick order, not one of $3.
+SPIPlanPtr key_head_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "flow_key_head",
+        [&] {
+            return "SELECT ctid FROM " + docs_rel(queue) + " WHERE " + flow_ready("") +
+                   " AND version = $1 AND flow_key >= $2 AND flow_key <= $2"
+                   " AND ctid <> ALL ($3)"
+                   " ORDER BY flow_key, priority DESC, next_iteration, attempts LIMIT 1";
+        },
+        {INT4OID, TEXTOID, TIDARRAYOID});
+}
+
+// fair: whether a ready document without a key is there.
+SPIPlanPtr keyless_plan(const std::string& queue) {
+    return queue_plan(
+        queue, "flow_keyless",
+        [&] {
+            return "SELECT 1 FROM " + docs_rel(queue) + " WHERE " + flow_ready("") +
+                   " AND version = $1 AND flow_key IS NULL"
+                   " ORDER BY flow_key, priority DESC, next_iteration, attempts LIMIT 1";
+        },
+        {INT4OID});
+}
+
+// Per queue, in this backend: the key a fair pick served last.
+std::unordered_map<std::string, std::string> g_fair_cursor;
+
+// fair => true: one document per key in turn, in key order from the key
+// after the one this backend served last, round after round while `want`
+// is not reached and a round found one; the documents without a key take
+// one turn per round, as one more key. A key's turns end with its room
+// (its cap, its tokens): the keys with more allowance left get more of a
+// pick of many documents.
+void choose_fair(const std::string& queue, const FlowLimits& limits, int32_t version, int64_t want,
+                 std::unordered_map<std::string, KeyTurn>& keys, Chosen& chosen) {
+    std::string& cursor = g_fair_cursor[queue];
+    constexpr int kBatch = 32;
+    for (int round = 0; round < 64 && chosen.count() < want; ++round) {
+        const int64_t before = chosen.count();
+        // From the cursor to the last key, then from the first key to the
+        // cursor: each key once.
+        const std::string start = cursor;
+        bool wrapped = false;
+        std::string from = start;
+        while (chosen.count() < want) {
+            Datum args[3] = {Int32GetDatum(version), to_text(from), Int32GetDatum(kBatch)};
+            const uint64_t n = queue_execute(queue, fair_keys_plan(queue), args, nullptr, true);
+            std::vector<std::string> batch;
+            for (uint64_t r = 0; r < n; ++r) batch.emplace_back(spi_text(r, 1));
+            bool cycle_done = false;
+            for (const std::string& key : batch) {
+                if (wrapped && key > start) {
+                    cycle_done = true;
+                    break;
+                }
+                from = key;
+                if (chosen.count() >= want) break;
+                auto it = keys.find(key);
+                if (it == keys.end()) {
+                    KeyTurn turn;
+                    turn.room = key_room(queue, key, limits, false, &turn.rate);
+                    it = keys.emplace(key, turn).first;
+                }
+                if (it->second.room <= 0) continue;
+                Datum head[3] = {Int32GetDatum(version), to_text(key), tid_array(chosen.tids)};
+                if (queue_execute(queue, key_head_plan(queue), head, nullptr, true) == 0) continue;
+                bool isnull = true;
+                const Datum tid = spi_value(0, 1, &isnull);
+                chosen.tids.push_back(*reinterpret_cast<ItemPointer>(DatumGetPointer(tid)));
+                --it->second.room;
+                ++it->second.chosen;
+                cursor = key;
+            }
+            if (cycle_done || chosen.count() >= want) break;
+            if (static_cast<int>(n) < kBatch) {
+                if (wrapped) break;
+                // The end of the keys: the documents without one take their
+                // turn (when there are some: the statement takes what the
+                // turns counted), then the first keys.
+                Datum v = Int32GetDatum(version);
+                if (queue_execute(queue, keyless_plan(queue), &v, nullptr, true) > 0)
+                    ++chosen.without_key;
+                wrapped = true;
+                from = "";
+                if (start.empty()) break;
+            }
+        }
+        if (chosen.count() <= before) break;
+    }
+}
+
+uint64_t limited_pick(const std::string& queue, const FlowLimits& limits, int32_t version,
+                      int32_t limit, Interval* lock, bool session_bound) {
+    int64_t want = limit;
+    if (limits.max_active) {
+        want = std::min<int64_t>(want, queue_room(queue, *limits.max_active, true).value_or(0));
+        if (want == 0) return 0;
+    }
+    if (!limits.per_key())
+        return plain_pick(queue, version, static_cast<int32_t>(want), lock, session_bound);
+    if (session_bound) watch_session_end();
+    note_pending_locked(queue);
+    std::unordered_map<std::string, KeyTurn> keys;
+    Chosen chosen;
+    const int64_t window = std::min<int64_t>(want + 32, INT32_MAX);
+    if (limits.fair) {
+        choose_fair(queue, limits, version, want, keys, chosen);
+    } else {
+        Datum values[2] = {Int32GetDatum(version), Int32GetDatum(static_cast<int32_t>(window))};
+        const uint64_t rows = queue_execute(queue, window_plan(queue), values, nullptr, true);
+        choose(queue, limits, rows, want, keys, chosen);
+        // A window full of documents held back: each key's head, while a
+        // round finds more.
+        for (int round = 0;
+             static_cast<int64_t>(rows) == window && chosen.count() < want && round < 8; ++round) {
+            const int64_t before = chosen.count();
+            Datum heads[3] = {Int32GetDatum(version),
+                              Int32GetDatum(static_cast<int32_t>(
+                                  want - static_cast<int64_t>(chosen.tids.size()))),
+                              tid_array(chosen.seen)};
+            const uint64_t n = queue_execute(queue, heads_plan(queue), heads, nullptr, true);
+            // Documents without a key come again in each round: counted once.
+            chosen.without_key = 0;
+            choose(queue, limits, n, want, keys, chosen);
+            if (chosen.count() <= before) break;
+        }
+    }
+    if (chosen.count() == 0) return 0;
+    // Rates are charged for what was chosen: a document that another
+    // transaction took meanwhile costs its key a token all the same.
+    for (const auto& [key, turn] : keys) note_key_picks(queue, key, turn.rate, turn.chosen);
+    Datum values[5] = {Int32GetDatum(version),
+                       Int32GetDatum(static_cast<int32_t>(chosen.without_key)),
+                       IntervalPGetDatum(lock), Int64GetDatum(session_bound ? session_key() : 0),
+                       tid_array(chosen.tids)};
+    const char nulls[5] = {' ', ' ', ' ', session_bound ? ' ' : 'n', ' '};
+    const uint64_t n = queue_execute(queue, take_chosen_plan(queue), values, nulls);
+    if (n > 0) {
+        note_lock_expiry(lock);
+        count_move(queue, core::DocMove::kPick, core::DocStatus::kActive, static_cast<int64_t>(n));
+    }
+    return n;
+}
+
+}  // namespace
+
+uint64_t pick(const std::string& queue, int32_t version, int32_t limit, Interval* lock,
+              bool session_bound) {
+    // One look at the cached setting: a queue without limits picks as it
+    // always did.
+    const std::shared_ptr<const FlowLimits> limits = flow_limits(queue);
+    if (!limits) return plain_pick(queue, version, limit, lock, session_bound);
+    return limited_pick(queue, *limits, version, limit, lock, session_bound);
 }
 
 }  // namespace fetchq::ops

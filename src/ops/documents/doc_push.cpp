@@ -177,36 +177,45 @@ void check_subjects(ArrayType* subjects) {
 
 int64_t push_one(const std::string& queue, const std::string& subject, int32_t version,
                  int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
-                 Expiry expiry) {
+                 Expiry expiry, const std::optional<std::string>& flow_key) {
     check_subject(subject);
     const DocStatus status = status_for(next_iteration);
     const std::optional<TimestampTz> expires_at = expiry_of(queue, expiry);
     const std::shared_ptr<const QueueRoutes> routes = routes_from(queue);
     auto arrival = [&] {
-        return Arrival{subject, version,      priority,  next_iteration,
-                       payload, payload_null, expires_at};
+        return Arrival{subject, version,      priority,   next_iteration,
+                       payload, payload_null, expires_at, flow_key};
     };
     if (routes->is_topic) {
         require_topic_push(queue);
         return deliver(*routes, arrival());
     }
-    SPIPlanPtr plan = queue_plan(
-        queue, "push",
-        [&] {
-            return "INSERT INTO " + docs_rel(queue) +
-                   " (subject, version, priority, status, next_iteration, payload, created_at,"
-                   " expires_at) VALUES ($1, $2, $3, $4, $5, $6, now(), $7)"
-                   " ON CONFLICT (subject) DO NOTHING";
-        },
-        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID, TIMESTAMPTZOID});
-    Datum values[7] = {to_text(subject),
+    // A document with a key has a statement of its own: a push without one
+    // runs the same statement as before keys existed.
+    auto insert = [&](bool keyed) {
+        return "INSERT INTO " + docs_rel(queue) +
+               " (subject, version, priority, status, next_iteration, payload, created_at,"
+               " expires_at" +
+               std::string(keyed ? ", flow_key" : "") +
+               ") VALUES ($1, $2, $3, $4, $5, $6, now(), $7" + std::string(keyed ? ", $8" : "") +
+               ") ON CONFLICT (subject) DO NOTHING";
+    };
+    SPIPlanPtr plan = flow_key ? queue_plan(queue, "push_flow", [&] { return insert(true); },
+                                            {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID,
+                                             JSONBOID, TIMESTAMPTZOID, TEXTOID})
+                               : queue_plan(queue, "push", [&] { return insert(false); },
+                                            {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID,
+                                             JSONBOID, TIMESTAMPTZOID});
+    Datum values[8] = {to_text(subject),
                        Int32GetDatum(version),
                        Int32GetDatum(priority),
                        Int32GetDatum(core::status_code(status)),
                        TimestampTzGetDatum(next_iteration),
                        payload,
-                       TimestampTzGetDatum(expires_at ? *expires_at : 0)};
-    char nulls[7] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n'};
+                       TimestampTzGetDatum(expires_at ? *expires_at : 0),
+                       flow_key ? to_text(*flow_key) : Datum(0)};
+    char nulls[8] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n',
+                     ' '};
     const int64_t n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     count_pushed(queue, version, status, n, next_iteration, priority);
     // Only a document that arrived is routed: a duplicate subject did not.
@@ -224,7 +233,8 @@ void check_requeue_target(const std::string& queue) {
 
 int64_t requeue_finished(const std::string& queue, const std::string& subject, int32_t version,
                          int32_t priority, TimestampTz next_iteration, Datum payload,
-                         bool payload_null, Expiry expiry) {
+                         bool payload_null, Expiry expiry,
+                         const std::optional<std::string>& flow_key) {
     check_subject(subject);
     const DocStatus to = status_for(next_iteration);
     check_requeue_target(queue);
@@ -239,20 +249,29 @@ int64_t requeue_finished(const std::string& queue, const std::string& subject, i
             return "UPDATE " + docs_rel(queue) +
                    " AS d SET status = $4, version = $2, priority = $3, next_iteration = $5,"
                    " payload = $6, expires_at = $7, attempts = 0, created_at = now(),"
-                   " lock_session = NULL FROM (SELECT subject, status, version FROM " +
+                   " lock_session = NULL, flow_key = $8 FROM (SELECT subject, status, version "
+                   "FROM " +
                    docs_rel(queue) + " WHERE subject = $1 AND lock_upgrade IS NULL AND status IN " +
                    core::sql_status_list({DocStatus::kCompleted, DocStatus::kKilled}) +
                    " FOR UPDATE) AS o WHERE d.subject = o.subject RETURNING o.status, o.version";
         },
-        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID, TIMESTAMPTZOID});
-    Datum values[7] = {to_text(subject),
+        {TEXTOID, INT4OID, INT4OID, INT4OID, TIMESTAMPTZOID, JSONBOID, TIMESTAMPTZOID, TEXTOID});
+    Datum values[8] = {to_text(subject),
                        Int32GetDatum(version),
                        Int32GetDatum(priority),
                        Int32GetDatum(core::status_code(to)),
                        TimestampTzGetDatum(next_iteration),
                        payload,
-                       TimestampTzGetDatum(expires_at ? *expires_at : 0)};
-    char nulls[7] = {' ', ' ', ' ', ' ', ' ', payload_null ? 'n' : ' ', expires_at ? ' ' : 'n'};
+                       TimestampTzGetDatum(expires_at ? *expires_at : 0),
+                       flow_key ? to_text(*flow_key) : Datum(0)};
+    char nulls[8] = {' ',
+                     ' ',
+                     ' ',
+                     ' ',
+                     ' ',
+                     payload_null ? 'n' : ' ',
+                     expires_at ? ' ' : 'n',
+                     flow_key ? ' ' : 'n'};
     const auto n = static_cast<int64_t>(queue_execute(queue, plan, values, nulls));
     if (n == 0) return 0;
     const DocStatus from = spi_int(0, 1) == core::status_code(DocStatus::kKilled)
@@ -266,7 +285,7 @@ int64_t requeue_finished(const std::string& queue, const std::string& subject, i
     if (old_version != version) count_version_change(queue, old_version, version, n);
     if (!routes->routes.empty())
         deliver(*routes, Arrival{subject, version, priority, next_iteration, payload, payload_null,
-                                 expires_at});
+                                 expires_at, flow_key});
     return n;
 }
 

@@ -28,9 +28,12 @@ struct Expiry {
 
 // One document; 1 when queued, 0 when the subject already exists. Into a
 // topic: the number of destinations that queued it.
+// `flow_key`: the document's key for the queue's flow limits
+// (ops/flow/flow_limits.hpp); none for every Fetchq 4 push.
 int64_t push_one(const std::string& queue, const std::string& subject, int32_t version,
                  int32_t priority, TimestampTz next_iteration, Datum payload, bool payload_null,
-                 Expiry expiry = Expiry::queue_default());
+                 Expiry expiry = Expiry::queue_default(),
+                 const std::optional<std::string>& flow_key = std::nullopt);
 
 // A completed or killed document of that subject pending again (planned
 // when `next_iteration` is later than now), in one statement: the new
@@ -51,7 +54,8 @@ void require_change(const std::string& queue, const std::string& subject, Oid ca
 void check_requeue_target(const std::string& queue);
 int64_t requeue_finished(const std::string& queue, const std::string& subject, int32_t version,
                          int32_t priority, TimestampTz next_iteration, Datum payload,
-                         bool payload_null, Expiry expiry = Expiry::queue_default());
+                         bool payload_null, Expiry expiry = Expiry::queue_default(),
+                         const std::optional<std::string>& flow_key = std::nullopt);
 
 // Many documents in one statement (text[], int4[], jsonb[]); duplicates, in
 // the table or the batch, skipped. Returns the documents queued (into a

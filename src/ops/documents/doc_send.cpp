@@ -53,12 +53,12 @@ int64_t send(const SendDoc& doc, Oid caller) {
     const TimestampTz next_iteration = waits_on.empty() ? doc.next_iteration : DT_NOEND;
     const Expiry expiry = doc.expires_at ? Expiry::given(doc.expires_at) : Expiry::queue_default();
     int64_t n = push_one(doc.queue, doc.subject, doc.version, doc.priority, next_iteration,
-                         doc.payload, doc.payload_null, expiry);
+                         doc.payload, doc.payload_null, expiry, doc.flow_key);
     if (n == 0 && doc.requeue_finished) {
         // The subject exists: a requeue would change it, which takes pick.
         require_change(doc.queue, doc.subject, caller, "doc_send with if_finished => 'requeue'");
         n = requeue_finished(doc.queue, doc.subject, doc.version, doc.priority, next_iteration,
-                             doc.payload, doc.payload_null, expiry);
+                             doc.payload, doc.payload_null, expiry, doc.flow_key);
     }
     if (n > 0 && !waits_on.empty())
         record_wait(doc.queue, doc.subject, doc.next_iteration, waits_on);

@@ -29,6 +29,8 @@ struct SendDoc {
     // subject runs again (ops/documents/doc_push.hpp's requeue_finished);
     // else ('skip') it is left alone, as doc_push leaves it.
     bool requeue_finished = false;
+    // The document's key for the queue's flow limits; none: not limited per key.
+    std::optional<std::string> flow_key;
 };
 
 // Sends one document; returns what doc_push returns (1 queued, 0 when the

@@ -136,7 +136,7 @@ int64_t deliver(const QueueRoutes& from, const Arrival& doc) {
         as_user(check_delivery(route), [&] {
             received += push_one(route.destination, doc.subject, doc.version, doc.priority,
                                  doc.next_iteration, doc.payload, doc.payload_null,
-                                 Expiry::given(doc.expires_at));
+                                 Expiry::given(doc.expires_at), doc.flow_key);
         });
     }
     return received;

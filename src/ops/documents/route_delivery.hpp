@@ -24,6 +24,8 @@ struct Arrival {
     Datum payload = 0;
     bool payload_null = false;
     std::optional<TimestampTz> expires_at;
+    // A copy keeps its source's key (doc_send's flow_key).
+    std::optional<std::string> flow_key;
 };
 
 // Documents that arrived in one statement: their own subjects, priorities

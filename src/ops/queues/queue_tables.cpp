@@ -93,7 +93,9 @@ void create_queue_tables(std::string_view queue, bool unlogged) {
                      "payload JSONB, "
                      // fetchq's own columns, after Fetchq 4's:
                      "expires_at TIMESTAMP WITH TIME ZONE, "
-                     "lock_session BIGINT)");
+                     "lock_session BIGINT, "
+                     // doc_send's flow_key (ops/flow/flow_limits.hpp)
+                     "flow_key TEXT)");
     spi_execute_text(create + logs_rel(queue) +
                      " ("
                      "id SERIAL PRIMARY KEY, "

@@ -84,8 +84,19 @@ bool arg_requeue(FunctionCallInfo fcinfo, int i) {
                       "Use 'skip' (leave it, as doc_push does) or 'requeue' (run it again).");
 }
 
+// flow_key: NULL (none) or a key that is not empty.
+std::optional<std::string> arg_flow_key(FunctionCallInfo fcinfo, int i) {
+    if (PG_NARGS() <= i || arg_is_null(fcinfo, i)) return std::nullopt;
+    std::string key = arg_text(fcinfo, i, "flow_key");
+    if (key.empty())
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "argument flow_key must not be empty", {},
+                          "Pass NULL for a document that no key limit applies to.");
+    return key;
+}
+
 // doc_send(queue, subject, payload, version, priority, next_iteration,
-// expires_at, depends_on, reply_to, if_finished)
+// expires_at, depends_on, reply_to, if_finished, flow_key)
 Datum doc_send(FunctionCallInfo fcinfo) {
     SendDoc doc;
     doc.queue = arg_queue(fcinfo, 0);
@@ -98,6 +109,7 @@ Datum doc_send(FunctionCallInfo fcinfo) {
     doc.depends_on = arg_refs(fcinfo, 7);
     if (!arg_is_null(fcinfo, 8)) doc.reply_to = arg_queue(fcinfo, 8, "reply_to");
     doc.requeue_finished = arg_requeue(fcinfo, 9);
+    doc.flow_key = arg_flow_key(fcinfo, 10);
     const Oid caller = pg_call([] { return GetUserId(); });
     spi_connect();
     int64_t n = 0;

@@ -10,13 +10,15 @@
 -- doc_reply to this document goes to; if_finished: what a completed or
 -- killed document of the same subject gets: 'skip' (left alone, 0, as
 -- doc_push) or 'requeue' (pending or planned again with this payload,
--- version, priority and next_iteration, attempts 0: 1).
+-- version, priority and next_iteration, attempts 0: 1); flow_key: the
+-- document's key for the queue's flow limits (fetchq.queue_set_limits),
+-- kept by the copies routes deliver; NULL: not limited per key.
 CREATE FUNCTION fetchq.doc_send(queue VARCHAR, subject VARCHAR, payload JSONB DEFAULT '{}',
     version INTEGER DEFAULT 0, priority INTEGER DEFAULT 0,
     next_iteration TIMESTAMP WITH TIME ZONE DEFAULT now(),
     expires_at TIMESTAMP WITH TIME ZONE DEFAULT NULL,
     depends_on fetchq.doc_ref[] DEFAULT NULL, reply_to VARCHAR DEFAULT NULL,
-    if_finished TEXT DEFAULT 'skip', OUT queued_docs INTEGER)
+    if_finished TEXT DEFAULT 'skip', flow_key TEXT DEFAULT NULL, OUT queued_docs INTEGER)
 AS 'MODULE_PATHNAME', 'fetchq_doc_send' LANGUAGE C VOLATILE;
 
 -- Empties every backend's cache of awaited queues when a change commits.

@@ -9,14 +9,15 @@ CREATE FUNCTION fetchq.doc_take(queue VARCHAR, subject VARCHAR, duration VARCHAR
 RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
     attempts INTEGER, iterations BIGINT, created_at TIMESTAMP WITH TIME ZONE,
     last_iteration TIMESTAMP WITH TIME ZONE, next_iteration TIMESTAMP WITH TIME ZONE,
-    lock_upgrade TIMESTAMP WITH TIME ZONE)
+    lock_upgrade TIMESTAMP WITH TIME ZONE, flow_key TEXT)
 AS 'MODULE_PATHNAME', 'fetchq_doc_take' LANGUAGE C VOLATILE ROWS 1;
 
 -- The document as it is, changing nothing; no row when there is none.
+-- flow_key (the last column of both): the key doc_send gave it.
 CREATE FUNCTION fetchq.doc_peek(queue VARCHAR, subject VARCHAR)
 RETURNS TABLE(subject VARCHAR, payload JSONB, version INTEGER, priority INTEGER,
     status INTEGER, attempts INTEGER, iterations BIGINT,
     created_at TIMESTAMP WITH TIME ZONE, last_iteration TIMESTAMP WITH TIME ZONE,
     next_iteration TIMESTAMP WITH TIME ZONE, lock_upgrade TIMESTAMP WITH TIME ZONE,
-    expires_at TIMESTAMP WITH TIME ZONE)
+    expires_at TIMESTAMP WITH TIME ZONE, flow_key TEXT)
 AS 'MODULE_PATHNAME', 'fetchq_doc_peek' LANGUAGE C STABLE ROWS 1;

@@ -24,13 +24,15 @@ AS 'MODULE_PATHNAME', 'fetchq_stats_all' LANGUAGE C VOLATILE ROWS 10;
 -- dead-letter queue of at least one queue: queue_set_dead_letter) and
 -- is_subscription (fed by a route from a topic: fetchq.subscriptions). Their
 -- ready documents wait for a person or a subscriber that may never come, so
--- a backlog alert leaves them out (docs/operations.md).
+-- a backlog alert leaves them out (docs/operations.md). held_back (last):
+-- ready documents the queue's flow limits keep back (fetchq.queue_set_limits).
 CREATE VIEW fetchq.stats AS
 SELECT s.*,
        EXISTS (SELECT 1 FROM fetchq.queues AS k WHERE k.dead_letter_queue = s.queue)
            AS is_dead_letter_queue,
        EXISTS (SELECT 1 FROM fetchq.subscriptions AS r WHERE r.queue = s.queue)
-           AS is_subscription
+           AS is_subscription,
+       fetchq.queue_held_back(s.queue) AS held_back
 FROM fetchq.stats_all() AS s;
 -- stats_all() shows each caller the queues it may read.
 GRANT SELECT ON fetchq.stats TO PUBLIC;
