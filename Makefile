@@ -20,6 +20,7 @@ UPGRADE_FROM_0_2_0 = src/upgrade/0.2.0--0.2.1.before.sql \
                      src/schema/05_stream_grants.sql \
                      src/schema/06_doc_dependencies.sql \
                      src/schema/07_schedules.sql \
+                     src/schema/09_remote_routes.sql \
                      $(sort $(wildcard src/sql_api/*/*.sql)) \
                      src/upgrade/0.2.0--0.2.1.after.sql
 DATA         = $(UPGRADES_RELEASED)

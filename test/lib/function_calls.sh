@@ -115,6 +115,12 @@ schedule_create.name	varchar	'fc_sched'
 schedule_drop.name	varchar	'fc_sched'
 schedule_pause.name	varchar	'fc_sched'
 schedule_resume.name	varchar	'fc_sched'
+destination	text	'fc_link/fc_q'
+link	varchar	'fc_link'
+conninfo	text	'host=/nonexistent dbname=fc'
+as_role	regrole	'fc_role'
+create_slot	bool	false
+drop_slot	bool	false
 EOF
 )
 

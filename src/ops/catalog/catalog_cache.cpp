@@ -14,9 +14,9 @@ namespace fetchq::ops {
 namespace {
 
 // The tables whose changes empty the caches.
-constexpr const char* kCatalogTables[] = {"queues",        "routes",        "queue_grants",
-                                          "streams",       "stream_groups", "stream_grants",
-                                          "awaited_queues"};
+constexpr const char* kCatalogTables[] = {"queues",         "routes",        "queue_grants",
+                                          "streams",        "stream_groups", "stream_grants",
+                                          "awaited_queues", "remote_routes"};
 constexpr int kTables = sizeof(kCatalogTables) / sizeof(kCatalogTables[0]);
 
 // Plain data, so that the callback never allocates.
