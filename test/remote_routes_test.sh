@@ -222,6 +222,16 @@ check "each once in each database" \
     "$(qa "SELECT count(*) FROM fetchq_data.orders__docs WHERE subject IN ('cy_a', 'cy_b')")|$(
         qb "SELECT count(*) FROM fetchq_data.inbox__docs WHERE subject IN ('cy_a', 'cy_b')")" "2|2"
 
+# --- the Prometheus series (deploy/prometheus/queries.yml) ---------------------------
+prom_sql() {
+    awk -v q="$1:" '$0 == q { f = 1; next } f && /^  query: \|/ { g = 1; next }
+        g && /^  [a-z]/ { exit } g { print }' "$here/deploy/prometheus/queries.yml"
+}
+check_has "fetchq_remote_route: a row per remote route, with the slot's lag" \
+    "$(qa "$(prom_sql fetchq_remote_route)" | sort)" '^ra\|orders\|b/inbox\|[0-9]+\|[-0-9.e]+\|1$'
+check_has "fetchq_remote_link: a row per link, with its counters" \
+    "$(qb "$(prom_sql fetchq_remote_link)")" '^rb\|b\|[1-9][0-9]*\|[0-9]+\|2\|[1-9][0-9]*\|[0-9.e-]+$'
+
 # --- drop ----------------------------------------------------------------------
 qa "SELECT fetchq.remote_route_drop('orders', 'b/secret')" >/dev/null
 check "remote_route_drop removes the route" \

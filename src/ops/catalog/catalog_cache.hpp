@@ -1,6 +1,6 @@
 // The generation of fetchq's catalog as this backend knows it: bumped by
 // every relcache invalidation of fetchq.queues, fetchq.routes,
-// fetchq.queue_grants, fetchq.streams, fetchq.stream_groups,
+// fetchq.queue_grants, fetchq.streams, fetchq.stream_groups, fetchq.remote_routes,
 // fetchq.stream_grants or fetchq.awaited_queues. Statement
 // triggers on these tables queue such an invalidation for any change (of
 // stream_groups: any but an insert), through a function or plain SQL;
