@@ -34,6 +34,11 @@
 #                           and PgQ's insert_event (bench/streams.py, ~10 min): writes
 #                           the "Streams" block of docs/benchmarks.md (--only TEXT: the
 #                           cases whose label has TEXT, --reps N; prints only)
+#   bench/run.sh --remote   pushes into a remote route (a second database of the same
+#                           cluster, over logical replication) at 1 and 4 clients next
+#                           to a local route's, with deliveries per second on the other
+#                           side and the delivery latency (bench/remote.py, ~1 min):
+#                           writes the "Remote routes" block of docs/benchmarks.md
 #   bench/run.sh --memory   private memory of a client backend and of the scheduler
 #                           for 10, 200 and 1,000 queues (bench/memory.py, ~3 min):
 #                           writes the "Memory per queue" block of docs/benchmarks.md
@@ -76,6 +81,7 @@ for arg in "$@"; do
     --depends) mode=depends ;;
     --streams) mode=streams ;;
     --schedules) mode=schedules ;;
+    --remote) mode=remote ;;
     --memory) mode=memory ;;
     --held-horizon) mode=held_horizon ;;
     --fsync) fsync=on ;;
@@ -156,7 +162,7 @@ mkdir -p "$OUT"
 systems=floor,floor_counted,reference,extension
 if [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ] ||
     [ "$mode" = privileges ] || [ "$mode" = memory ] || [ "$mode" = held_horizon ] ||
-    [ "$mode" = depends ]; then
+    [ "$mode" = depends ] || [ "$mode" = remote ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
     systems=floor,floor_counted,reference,pgq,extension
@@ -182,7 +188,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
     ensure_package gnuplot-nox || say "gnuplot is not available: no plot"
 fi
 command -v python3 >/dev/null || die "python3 is needed"
-case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules | remote) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -221,6 +227,10 @@ if [ "$mode" = profile ]; then
     conf+=("pg_stat_statements.track = all" "pg_stat_statements.track_planning = on")
 fi
 conf+=("shared_preload_libraries = '$preload'")
+# Remote routes need logical decoding (bench/remote.py, in the smoke run too).
+if [ "$mode" = remote ] || [ "$mode" = smoke ]; then
+    conf+=("wal_level = logical" "max_replication_slots = 4" "max_wal_senders = 4")
+fi
 # scripts/pg_cluster.sh turns fsync off; a later line of postgresql.conf wins.
 [ "$fsync" = on ] && conf+=("fsync = on")
 CLUSTER=$(mktemp -d /tmp/fetchq-bench.XXXXXX)
@@ -230,7 +240,7 @@ say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
 # The benchmarks of one feature: each writes its block of docs/benchmarks.md.
 case "$mode" in
-pick_wait | streams | privileges | depends | topics | memory | held_horizon | schedules)
+pick_wait | streams | privileges | depends | topics | memory | held_horizon | schedules | remote)
     python3 "bench/$mode.py" --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pgmq_args[@]}" "${pass[@]}"
     exit
@@ -250,7 +260,7 @@ full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
 if [ "$mode" = smoke ]; then
-    for script in topics pick_wait privileges depends streams memory schedules; do
+    for script in topics pick_wait privileges depends streams memory schedules remote; do
         python3 "bench/$script.py" --smoke || die "the $script smoke run failed"
     done
     python3 bench/held_horizon.py --smoke "${pgmq_args[@]}" || die "the held_horizon smoke run failed"
