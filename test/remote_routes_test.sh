@@ -96,7 +96,7 @@ qb "SELECT fetchq.remote_subscribe('b', '$conn_a', 'rb_app')" >/dev/null
 check "B's subscription reads A's slot fetchq_remote_b" \
     "$(qa "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'fetchq_remote_b' AND plugin = 'pgoutput'")" 1
 wait_a "the slot is read" 30 \
-    "SELECT slot_active FROM fetchq.remote_route_status WHERE queue = 'inbox'" t
+    "SELECT slot_active FROM fetchq.remote_route_status WHERE source = 'orders' AND queue = 'inbox'" t
 
 # --- commit, rollback, order --------------------------------------------------
 qa "SELECT fetchq.doc_push('orders', 'c1', '{\"n\": 1}')" >/dev/null
@@ -133,6 +133,19 @@ check "a push many (a batch) is sent too" \
     "$(qa "SELECT fetchq.doc_push_many('orders', ARRAY['m1','m2'], ARRAY['{}','{}']::jsonb[], now())")" 2
 wait_b "the batch arrives" 30 "SELECT count(*) FROM fetchq_data.inbox__docs WHERE subject IN ('m1','m2')" 2
 
+# --- a topic's remote subscription ---------------------------------------------------
+qa "SELECT fetchq.topic_create('news'); SELECT fetchq.remote_route_create('news', 'b/inbox')" >/dev/null
+check "a push into a topic with a remote route counts it" \
+    "$(qa "SELECT fetchq.doc_push('news', 'n1', '{}')")" 1
+wait_b "and the document arrives in B's queue" 30 \
+    "SELECT count(*) FROM fetchq_data.inbox__docs WHERE subject = 'n1'" 1
+check "the topic keeps nothing" "$(qa "SELECT count(*) FROM fetchq_data.news__docs")" 0
+check "fetchq.remote_inbox() is refused as another table's trigger" \
+    "$(qb "CREATE TABLE public.fake (LIKE fetchq.remote_outbox);
+           CREATE TRIGGER t BEFORE INSERT ON public.fake FOR EACH ROW EXECUTE FUNCTION fetchq.remote_inbox();
+           INSERT INTO public.fake VALUES ('b', 'inbox', 'forged', 0, 0, now(), NULL, '{}', 'x', '{}', 1, now())" 2>&1 |
+        grep -c 'trigger of fetchq.remote_outbox alone')" 1
+
 # --- skipped subject, selector -------------------------------------------------
 qb "SELECT fetchq.doc_push('inbox', 'dup', '{\"v\": \"b\"}')" >/dev/null
 skipped0=$(qb "SELECT skipped FROM fetchq.remote_subscription_status WHERE link = 'b'")
@@ -162,7 +175,7 @@ wait_b "once rb_app may push there, the next document arrives in secret" 30 \
 qb "REVOKE SELECT, INSERT ON fetchq_data.secret__docs FROM rb_app" >/dev/null
 check "a plain insert into the outbox is refused on B" \
     "$(qb "SET session_replication_role = replica; INSERT INTO fetchq.remote_outbox
-           VALUES ('b', 'inbox', 'forged', 0, 0, now(), NULL, '{}', 'x', '{}', 1)" 2>&1 |
+           VALUES ('b', 'inbox', 'forged', 0, 0, now(), NULL, '{}', 'x', '{}', 1, now())" 2>&1 |
         grep -c 'written by fetchq alone')" 1
 
 # --- B stopped while A pushes -----------------------------------------------------
@@ -171,7 +184,7 @@ stop_cluster "$cb" fast
     for i in $(seq -w 1 100); do echo "SELECT fetchq.doc_push('orders', 's$i', '{}');"; done
 } | on_a psql -X -q -At -v ON_ERROR_STOP=1 -d ra >/dev/null
 check "while B is down, A's slot keeps the WAL (lag_bytes > 0, not read)" \
-    "$(qa "SELECT lag_bytes > 0, slot_active FROM fetchq.remote_route_status WHERE queue = 'inbox'")" "t|f"
+    "$(qa "SELECT lag_bytes > 0, slot_active FROM fetchq.remote_route_status WHERE source = 'orders' AND queue = 'inbox'")" "t|f"
 start_cluster "$cb"
 wait_b "once B is back, every document pushed meanwhile arrives" 60 \
     "SELECT count(*) FROM fetchq_data.inbox__docs WHERE subject LIKE 's%'" 100
@@ -235,13 +248,13 @@ check_has "fetchq_remote_link: a row per link, with its counters" \
 # --- drop ----------------------------------------------------------------------
 qa "SELECT fetchq.remote_route_drop('orders', 'b/secret')" >/dev/null
 check "remote_route_drop removes the route" \
-    "$(qa "SELECT string_agg(queue, ',' ORDER BY queue) FROM fetchq.remote_routes WHERE link = 'b'")" "inbox,picky"
+    "$(qa "SELECT string_agg(queue, ',' ORDER BY queue) FROM fetchq.remote_routes WHERE source = 'orders' AND link = 'b'")" "inbox,picky"
 qb "SELECT fetchq.remote_unsubscribe('b')" >/dev/null
 check "remote_unsubscribe drops B's subscription" \
     "$(qb "SELECT count(*) FROM pg_subscription WHERE subname = 'fetchq_remote_b'")|$(
         qb "SELECT count(*) FROM fetchq.remote_subscriptions WHERE link = 'b'")" "0|0"
 check "and A's slot" "$(qa "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'fetchq_remote_b'")" 0
-qa "SELECT fetchq.queue_drop('orders')" >/dev/null
+qa "SELECT fetchq.queue_drop('orders'); SELECT fetchq.queue_drop('news')" >/dev/null
 check "a dropped queue takes its remote routes along" \
     "$(qa "SELECT count(*) FROM fetchq.remote_routes")" 0
 qa "SELECT fetchq.remote_unsubscribe('a')" >/dev/null

@@ -273,6 +273,7 @@ void remote_unsubscribe(const std::string& link, bool drop_slot) {
 }
 
 void receive(const Incoming& doc) {
+    set_arrival_origin(nullptr);
     std::string subscription;
     if (!in_apply_worker(&subscription))
         throw core::Error(core::sqlstate::kInsufficientPrivilege,

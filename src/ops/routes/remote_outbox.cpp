@@ -18,7 +18,9 @@ using namespace fetchq::pg;
 
 namespace {
 
-const Origin* g_origin = nullptr;
+// A copy, not the caller's object: an error in the push it was set for
+// leaves no pointer into a frame that unwound.
+std::optional<Origin> g_origin;
 bool g_writing = false;
 
 [[noreturn]] void refuse_send(const Route& route, const std::string& why) {
@@ -55,7 +57,12 @@ const std::string& this_database() {
     return name;
 }
 
-void set_arrival_origin(const Origin* origin) { g_origin = origin; }
+void set_arrival_origin(const Origin* origin) {
+    if (origin == nullptr)
+        g_origin.reset();
+    else
+        g_origin = *origin;
+}
 
 bool writing_outbox() { return g_writing; }
 
@@ -63,7 +70,7 @@ int64_t remote_send(const Route& route, const RemoteDoc& doc) {
     check_sender(route);
     std::vector<std::string> seenby;
     std::string source_db;
-    if (g_origin != nullptr) {
+    if (g_origin) {
         seenby = g_origin->seenby;
         source_db = g_origin->source_db;
     } else {

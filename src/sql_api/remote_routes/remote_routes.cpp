@@ -105,6 +105,16 @@ Datum remote_inbox(FunctionCallInfo fcinfo) {
                           "this function is a trigger function", {},
                           "The extension attaches it to fetchq.remote_outbox.");
     auto* trigger = reinterpret_cast<TriggerData*>(fcinfo->context);
+    const Relation rel = trigger->tg_relation;
+    const bool on_outbox =
+        TRIGGER_FIRED_BEFORE(trigger->tg_event) && TRIGGER_FIRED_FOR_ROW(trigger->tg_event) &&
+        TRIGGER_FIRED_BY_INSERT(trigger->tg_event) &&
+        strcmp(RelationGetRelationName(rel), "remote_outbox") == 0 &&
+        RelationGetNamespace(rel) == pg_call([] { return get_namespace_oid("fetchq", true); });
+    if (!on_outbox)
+        throw core::Error(core::sqlstate::kInvalidParameterValue,
+                          "fetchq.remote_inbox() is the trigger of fetchq.remote_outbox alone", {},
+                          "Do not attach it to another table.");
     HeapTuple tuple = trigger->tg_trigtuple;
     if (writing_outbox()) return PointerGetDatum(tuple);
     const TupleDesc desc = trigger->tg_relation->rd_att;
