@@ -84,6 +84,16 @@ check "a role that may not read the source may not create a remote route" \
            SET ROLE ra_nobody; SELECT fetchq.remote_route_create('orders', 'b/x')" 2>&1 |
         grep -c 'permission denied to create a remote route')" 1
 
+# A restored dump has the publication without its table (pg_dump leaves out
+# an extension's tables): the next route to the link puts it back.
+qa "ALTER PUBLICATION fetchq_remote_b DROP TABLE fetchq.remote_outbox"
+check "the status shows a publication that does not carry the outbox" \
+    "$(qa "SELECT DISTINCT published FROM fetchq.remote_route_status WHERE link = 'b'")" f
+qa "SELECT fetchq.remote_route_create('orders', 'b/extra'); SELECT fetchq.remote_route_drop('orders', 'b/extra')" >/dev/null
+check "the next remote_route_create to the link makes it whole" \
+    "$(qa "SELECT DISTINCT published FROM fetchq.remote_route_status WHERE link = 'b'")|$(
+        qa "SELECT count(*) FROM pg_publication_tables WHERE pubname = 'fetchq_remote_b'")" "t|1"
+
 conn_a="host=$ca port=$aport dbname=ra user=postgres"
 conn_b="host=$cb port=$bport dbname=rb user=postgres"
 check "remote_subscribe is for superusers" \

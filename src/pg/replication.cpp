@@ -79,8 +79,10 @@ void replication_role_origin() {
 }
 
 bool remote_publication_exists(const std::string& conninfo, const std::string& name) {
-    const std::string sql = "SELECT 1 FROM pg_catalog.pg_publication WHERE pubname = " +
-                            std::string(pg_call([&] { return quote_literal_cstr(name.c_str()); }));
+    const std::string sql =
+        "SELECT 1 FROM pg_catalog.pg_publication_tables WHERE schemaname = 'fetchq'"
+        " AND tablename = 'remote_outbox' AND pubname = " +
+        std::string(pg_call([&] { return quote_literal_cstr(name.c_str()); }));
     Command cmd{conninfo.c_str(), sql.c_str(), nullptr, false};
     run(&cmd);
     return cmd.rows;

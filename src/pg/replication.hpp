@@ -24,7 +24,8 @@ bool in_apply_worker(std::string* subscription);
 void replication_role_origin();
 
 // Over a replication connection to `conninfo` (libpqwalreceiver, as CREATE
-// SUBSCRIPTION connects): whether publication `name` exists there; create
+// SUBSCRIPTION connects): whether publication `name` exists there and
+// publishes fetchq.remote_outbox; create
 // the logical slot `slot` (pgoutput); drop it, waiting for its reader to
 // leave. Errors (connection refused, slot exists) are raised as PostgreSQL
 // errors.

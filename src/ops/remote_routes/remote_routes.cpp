@@ -132,10 +132,19 @@ int64_t create_remote_route(const std::string& source, const RemoteDestination& 
                 " ON CONFLICT (source, link, queue) DO NOTHING RETURNING id");
         },
         {TEXTOID, TEXTOID, TEXTOID, JSONPATHOID, OIDOID});
-    SPIPlanPtr find_pub = cached_plan(
-        "", "remote_publication_find",
-        [] { return std::string("SELECT 1 FROM pg_catalog.pg_publication WHERE pubname = $1"); },
-        {TEXTOID});
+    // Whether the publication exists, and whether it carries the outbox (a
+    // restored dump has the publication without it: pg_dump leaves out the
+    // tables of extensions).
+    SPIPlanPtr find_pub =
+        cached_plan("", "remote_publication_find",
+                    [] {
+                        return std::string(
+                            "SELECT EXISTS (SELECT FROM pg_catalog.pg_publication_tables"
+                            " WHERE pubname = p.pubname AND schemaname = 'fetchq'"
+                            " AND tablename = 'remote_outbox')"
+                            " FROM pg_catalog.pg_publication AS p WHERE p.pubname = $1");
+                    },
+                    {TEXTOID});
     Datum values[5] = {to_text(source), to_text(to.link), to_text(to.queue), path,
                        ObjectIdGetDatum(creator)};
     const char nulls[5] = {' ', ' ', ' ', selector ? ' ' : 'n', ' '};
@@ -145,12 +154,18 @@ int64_t create_remote_route(const std::string& source, const RemoteDestination& 
         if (spi_execute(insert, values, nulls, false) > 0) id = spi_int(0, 1);
         if (id == 0) return;
         Datum name = to_text(pub);
-        if (spi_execute(find_pub, &name, nullptr, true, 1) > 0) return;
+        const std::string table =
+            "fetchq.remote_outbox WHERE (link = " + quote_literal(to.link) + ")";
+        if (spi_execute(find_pub, &name, nullptr, true, 1) > 0) {
+            bool isnull = false;
+            if (!DatumGetBool(spi_value(0, 1, &isnull)))
+                spi_execute_text("ALTER PUBLICATION " + quote_ident(pub) + " ADD TABLE " + table);
+            return;
+        }
         // Inserts only: the outbox's rows are deleted again in the pushing
         // transaction, and that delete must not be sent.
-        spi_execute_text("CREATE PUBLICATION " + quote_ident(pub) +
-                         " FOR TABLE fetchq.remote_outbox WHERE (link = " + quote_literal(to.link) +
-                         ") WITH (publish = 'insert')");
+        spi_execute_text("CREATE PUBLICATION " + quote_ident(pub) + " FOR TABLE " + table +
+                         " WITH (publish = 'insert')");
     });
     if (id == 0)
         throw core::Error(core::sqlstate::kDuplicateObject,
@@ -201,12 +216,15 @@ void remote_subscribe(const std::string& link, const std::string& conninfo, Oid 
     require_superuser("subscribe to a remote route's link");
     const std::string name = link_publication(link);
     if (!remote_publication_exists(conninfo, name))
-        throw core::Error(core::sqlstate::kObjectNotInPrerequisiteState,
-                          "the publishing database has no publication \"" + name + "\"",
-                          "It is created by the first remote route to \"" + link + "/...\".",
-                          "Create a remote route to this link there first, with "
-                          "fetchq.remote_route_create(source, '" +
-                              link + "/queue').");
+        throw core::Error(
+            core::sqlstate::kObjectNotInPrerequisiteState,
+            "the publishing database has no publication \"" + name + "\" of fetchq.remote_outbox",
+            "It is created by the first remote route to \"" + link +
+                "/...\", and made whole again by the next one (a restored dump "
+                "has it without the table).",
+            "Create a remote route to this link there first, with "
+            "fetchq.remote_route_create(source, '" +
+                link + "/queue').");
     SPIPlanPtr insert =
         cached_plan("", "remote_subscription_insert",
                     [] {

@@ -52,7 +52,9 @@ CREATE TRIGGER fetchq_remote_routes_changed AFTER INSERT OR UPDATE OR DELETE OR 
 
 -- The sending side: per remote route, its link's slot (made by the receiving
 -- database's remote_subscribe) and how far behind it is: the WAL it keeps
--- (lag_bytes) and the walsender's replay lag (NULL while nothing reads it).
+-- (lag_bytes) and the walsender's replay lag (NULL while nothing reads it);
+-- published: the link's publication carries the outbox (not after a restore
+-- until the next remote_route_create to the link).
 CREATE VIEW fetchq.remote_route_status WITH (security_barrier) AS
 SELECT r.id, r.source, r.link, r.queue, r.link::pg_catalog.text || '/' || r.queue AS destination,
        r.selector, r.owner, r.created_at,
@@ -61,7 +63,10 @@ SELECT r.id, r.source, r.link, r.queue, r.link::pg_catalog.text || '/' || r.queu
             ELSE pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(),
                                             s.confirmed_flush_lsn)::pg_catalog.int8 END
            AS lag_bytes,
-       w.replay_lag AS lag_time, w.reply_time
+       w.replay_lag AS lag_time, w.reply_time,
+       EXISTS (SELECT FROM pg_catalog.pg_publication_tables AS t
+               WHERE t.pubname = 'fetchq_remote_' || r.link AND t.schemaname = 'fetchq'
+                 AND t.tablename = 'remote_outbox') AS published
 FROM fetchq.remote_routes AS r
 LEFT JOIN pg_catalog.pg_replication_slots AS s
     ON s.slot_name = 'fetchq_remote_' || r.link AND s.database = pg_catalog.current_database()
