@@ -71,13 +71,6 @@ bool in_apply_worker(std::string* subscription) {
     return true;
 }
 
-void replication_role_origin() {
-    pg_call([] {
-        (void)set_config_option("session_replication_role", "origin", PGC_SUSET, PGC_S_SESSION,
-                                GUC_ACTION_SAVE, true, 0, false);
-    });
-}
-
 bool remote_publication_exists(const std::string& conninfo, const std::string& name) {
     const std::string sql =
         "SELECT 1 FROM pg_catalog.pg_publication_tables WHERE schemaname = 'fetchq'"

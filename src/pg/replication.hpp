@@ -18,10 +18,27 @@ uint64_t system_identifier();
 // name of the subscription it applies.
 bool in_apply_worker(std::string* subscription);
 
-// Sets session_replication_role to origin for the current GUC nest level
-// (pg/as_user.hpp's unit rolls it back): a push made by an apply worker
-// fires the destination's triggers, foreign keys included, as any push does.
-void replication_role_origin();
+// Runs f with the session's replication role at origin, as the role was
+// before when f returns or throws: a push made by an apply worker (whose
+// role is replica) fires the destination's triggers, foreign keys included,
+// as any push does. The variable is set, not the setting: setting
+// session_replication_role flushes every cached plan of the backend
+// (ResetPlanCache), which twice per document cut the deliveries per second
+// by half or more (measured). What the flush is for, rules applied by role
+// when a statement is rewritten, does not apply: the statements run here are
+// fetchq's, prepared and run with the role at origin each time.
+template <typename F>
+void with_origin_role(F&& f) {
+    const int saved = SessionReplicationRole;
+    SessionReplicationRole = SESSION_REPLICATION_ROLE_ORIGIN;
+    try {
+        f();
+    } catch (...) {
+        SessionReplicationRole = saved;
+        throw;
+    }
+    SessionReplicationRole = saved;
+}
 
 // Over a replication connection to `conninfo` (libpqwalreceiver, as CREATE
 // SUBSCRIPTION connects): whether publication `name` exists there and

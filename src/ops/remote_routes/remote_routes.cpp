@@ -353,9 +353,10 @@ void receive(const Incoming& doc) {
     // fire as for any push: the apply worker's replica role is set back to
     // origin for the push.
     as_user(rights.destination_owner, [&] {
-        replication_role_origin();
-        n = push_one(doc.queue, doc.subject, doc.version, doc.priority, doc.next_iteration,
-                     doc.payload, doc.payload_null, Expiry::given(doc.expires_at));
+        with_origin_role([&] {
+            n = push_one(doc.queue, doc.subject, doc.version, doc.priority, doc.next_iteration,
+                         doc.payload, doc.payload_null, Expiry::given(doc.expires_at));
+        });
     });
     set_arrival_origin(nullptr);
     if (n == 0) {
