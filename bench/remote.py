@@ -13,11 +13,12 @@ push cost:   SELECT fetchq.doc_push('<q>', nextval('public.ids')::text, 0, 0, no
              subscription is disabled, so that neither the walsender nor the
              apply worker takes the machine's CPU from A's pushes: the tps
              are A's own cost.
-delivery:    the subscription enabled again, the documents of that run
+delivery:    then, the subscription enabled again, the documents of that run
              delivered per second on B (the backlog, from the first arrival
              to the last, fetchq.doc_origins).
-latency:     the subscription enabled, pgbench at a fixed rate (-R, below
-             what B applies per second), then the delivery latency, median
+latency:     first, the subscription enabled and caught up, pgbench at a
+             fixed rate (-R, below what B applies per second), then the
+             delivery latency, median
              and p99: doc_origins.arrived_at (B's push, in the apply
              worker's transaction, which commits right after) minus sent_at
              (the outbox write in A's pushing transaction, right before its
@@ -117,9 +118,20 @@ def run(clients_list, duration, smoke, rate):
         for clients in clients_list:
             r = {}
             for case in CASES:
-                reset()
                 if case == "remote":
+                    # The latency first, at a fixed rate, the subscription
+                    # enabled and caught up; then the backlog.
+                    reset()
+                    time.sleep(1)
+                    if smoke:
+                        pgbench(A, files[case], 1, None, transactions=100)
+                    else:
+                        paced(files[case], clients, duration, rate)
+                    wait_delivered(count(A, "sent"))
+                    _, _, p50, p99 = delivery()
+                    r.update(p50=p50, p99=p99)
                     subscription(False)
+                reset()
                 if smoke:
                     _, tps, _ = pgbench(A, files[case], 1, None, transactions=200)
                 else:
@@ -137,14 +149,6 @@ def run(clients_list, duration, smoke, rate):
                     if n != pushed:
                         raise Failure(f"{pushed} pushed, {n} origins recorded")
                     r.update(delivered=per_s, n=n)
-                    reset()
-                    if smoke:
-                        pgbench(A, files[case], 1, None, transactions=100)
-                    else:
-                        paced(files[case], clients, duration, rate)
-                    wait_delivered(count(A, "sent"))
-                    _, _, p50, p99 = delivery()
-                    r.update(p50=p50, p99=p99)
             results[clients] = r
             log(f"remote: {clients} client(s): push {r['plain']:.0f} tps, with a local route "
                 f"{r['local']:.0f}, with a remote route {r['remote']:.0f}; delivered on B "
