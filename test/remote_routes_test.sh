@@ -84,6 +84,19 @@ check "a role that may not read the source may not create a remote route" \
            SET ROLE ra_nobody; SELECT fetchq.remote_route_create('orders', 'b/x')" 2>&1 |
         grep -c 'permission denied to create a remote route')" 1
 
+qa "CREATE ROLE ra_other; GRANT USAGE ON SCHEMA fetchq, fetchq_data TO ra_other;
+    CREATE ROLE ra_reader; GRANT USAGE ON SCHEMA fetchq, fetchq_data TO ra_reader;
+    GRANT SELECT ON fetchq_data.orders__docs TO ra_reader" >/dev/null
+check "a role that may read every document of the source creates a remote route" \
+    "$(qa "SET ROLE ra_reader; SELECT fetchq.remote_route_create('orders', 'b/byreader') > 0;
+           SELECT owner::text FROM fetchq.remote_route_status WHERE queue = 'byreader'")" "t
+ra_reader"
+check "another role may not drop it" \
+    "$(qa "SET ROLE ra_other; SELECT fetchq.remote_route_drop('orders', 'b/byreader')" 2>&1 |
+        grep -c 'must be the creator')" 1
+check "its creator may" \
+    "$(qa "SET ROLE ra_reader; SELECT fetchq.remote_route_drop('orders', 'b/byreader') > 0")" t
+
 # A restored dump has the publication without its table (pg_dump leaves out
 # an extension's tables): the next route to the link puts it back.
 qa "ALTER PUBLICATION fetchq_remote_b DROP TABLE fetchq.remote_outbox"
