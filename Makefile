@@ -21,6 +21,7 @@ UPGRADE_FROM_0_2_0 = src/upgrade/0.2.0--0.2.1.before.sql \
                      src/schema/06_doc_dependencies.sql \
                      src/schema/07_schedules.sql \
                      src/schema/08_deferred_counters.sql \
+                     src/schema/09_remote_routes.sql \
                      src/schema/10_flow_limits.sql \
                      $(sort $(wildcard src/sql_api/*/*.sql)) \
                      src/upgrade/0.2.0--0.2.1.after.sql

@@ -37,6 +37,11 @@
 #   bench/run.sh --flow     pick 1 + complete on a queue with key_max_active 1 over
 #                           1,000 keys next to one without limits, 1, 4 and 16 clients
 #                           (bench/flow.py, ~1 min): writes the "Flow limits" block
+#   bench/run.sh --remote   pushes into a remote route (a second database of the same
+#                           cluster, over logical replication) at 1 and 4 clients next
+#                           to a local route's, with deliveries per second on the other
+#                           side and the delivery latency (bench/remote.py, ~1 min):
+#                           writes the "Remote routes" block of docs/benchmarks.md
 #   bench/run.sh --memory   private memory of a client backend and of the scheduler
 #                           for 10, 200 and 1,000 queues (bench/memory.py, ~3 min):
 #                           writes the "Memory per queue" block of docs/benchmarks.md
@@ -85,6 +90,7 @@ for arg in "$@"; do
     --streams) mode=streams ;;
     --schedules) mode=schedules ;;
     --flow) mode=flow ;;
+    --remote) mode=remote ;;
     --memory) mode=memory ;;
     --held-horizon) mode=held_horizon ;;
     --deferred) mode=deferred ;;
@@ -168,7 +174,7 @@ if [ "$mode" = deferred ]; then
     systems=floor,floor_counted,extension,deferred
 elif [ "$mode" = workers ] || [ "$mode" = topics ] || [ "$mode" = pick_wait ] ||
     [ "$mode" = privileges ] || [ "$mode" = memory ] || [ "$mode" = held_horizon ] ||
-    [ "$mode" = depends ]; then
+    [ "$mode" = depends ] || [ "$mode" = remote ]; then
     : # only the extension: no PgQ, no reference
 elif ensure_package postgresql-15-pgq3; then
     systems=floor,floor_counted,reference,pgq,extension,deferred
@@ -195,7 +201,7 @@ if [ "$mode" = full ] || [ "$mode" = workers ] && ! command -v gnuplot >/dev/nul
 fi
 command -v python3 >/dev/null || die "python3 is needed"
 REF_SQL=/dev/null
-case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules | deferred | flow) ;; *) REF_SQL=$(fetch_reference) ;; esac
+case "$mode" in workers | topics | pick_wait | privileges | depends | streams | memory | held_horizon | schedules | deferred | flow | remote) ;; *) REF_SQL=$(fetch_reference) ;; esac
 
 say "building fetchq (log: build/bench/build.log)"
 make -j2 PG_CONFIG=$SYS_PGBIN/pg_config >"$OUT/build.log" 2>&1 || {
@@ -234,6 +240,10 @@ if [ "$mode" = profile ]; then
     conf+=("pg_stat_statements.track = all" "pg_stat_statements.track_planning = on")
 fi
 conf+=("shared_preload_libraries = '$preload'")
+# Remote routes need logical decoding (bench/remote.py, in the smoke run too).
+if [ "$mode" = remote ] || [ "$mode" = smoke ]; then
+    conf+=("wal_level = logical" "max_replication_slots = 4" "max_wal_senders = 4")
+fi
 # scripts/pg_cluster.sh turns fsync off; a later line of postgresql.conf wins.
 [ "$fsync" = on ] && conf+=("fsync = on")
 CLUSTER=$(mktemp -d /tmp/fetchq-bench.XXXXXX)
@@ -243,7 +253,7 @@ say "cluster in $CLUSTER, port $PORT, shared_preload_libraries = '$preload'"
 
 # The benchmarks of one feature: each writes its block of docs/benchmarks.md.
 case "$mode" in
-pick_wait | streams | privileges | depends | topics | memory | held_horizon | schedules | flow)
+pick_wait | streams | privileges | depends | topics | memory | held_horizon | schedules | flow | remote)
     python3 "bench/$mode.py" --doc "$ROOT/docs/benchmarks.md" --command "bench/run.sh${*:+ $*}" \
         "${pgmq_args[@]}" "${pass[@]}"
     exit
@@ -264,7 +274,7 @@ full) [ "$fsync" = on ] || args+=(--doc "$ROOT/docs/benchmarks.md") ;;
 esac
 python3 bench/driver.py "${args[@]}" "${pass[@]}"
 if [ "$mode" = smoke ]; then
-    for script in topics pick_wait privileges depends streams memory schedules; do
+    for script in topics pick_wait privileges depends streams memory schedules remote; do
         python3 "bench/$script.py" --smoke || die "the $script smoke run failed"
     done
     python3 bench/held_horizon.py --smoke "${pgmq_args[@]}" || die "the held_horizon smoke run failed"

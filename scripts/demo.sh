@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds fetchq, installs it into the system's PostgreSQL 15, starts a
 # throwaway cluster with the library preloaded (left running), and walks one
-# queue through a job's life. FETCHQ_DEMO_DIR (default /tmp/fetchq-demo) holds
+# queue through a job's life; at the end, one document crosses to a second
+# database of the cluster over a remote route (wal_level = logical). FETCHQ_DEMO_DIR (default /tmp/fetchq-demo) holds
 # the cluster; a previous demo cluster there is stopped and replaced.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ unset LC_ALL PGDATABASE PGSERVICE PGOPTIONS
 SYS_PGBIN=/usr/lib/postgresql/15/bin
 DIR=${FETCHQ_DEMO_DIR:-/tmp/fetchq-demo}
 DB=fetchq_demo
+DB_B=fetchq_demo_billing
 if [ "$(id -u)" = 0 ]; then SUDO=(); else SUDO=(sudo); fi
 
 echo "== installing dependencies"
@@ -38,7 +40,7 @@ if [ -e "$DIR" ]; then
     PGBIN=$SYS_PGBIN scripts/pg_cluster.sh stop "$DIR"
     rm -rf "$DIR"
 fi
-PORT=$(PGBIN=$SYS_PGBIN scripts/pg_cluster.sh start "$DIR")
+PORT=$(PGBIN=$SYS_PGBIN scripts/pg_cluster.sh start "$DIR" "wal_level = logical")
 export PGHOST=$DIR PGPORT=$PORT PGUSER=postgres
 psql -X -q -d postgres -c "CREATE DATABASE $DB"
 
@@ -164,9 +166,49 @@ SELECT name, every, next_at, last_subject FROM fetchq.schedules;
 SELECT fetchq.schedule_drop('refresh');
 SQL
 
+echo
+echo "== a remote route: a document crosses to a second database ($DB_B), over logical replication"
+psql -X -q -d postgres -c "CREATE DATABASE $DB_B"
+psql -X -q -e -v ON_ERROR_STOP=1 -d "$DB" <<'SQL'
+\pset footer off
+\echo '-- On the sending database: documents of queue orders go to queue invoices of'
+\echo '-- the database that subscribes as "billing" (this makes the publication).'
+SELECT * FROM fetchq.queue_create('orders');
+SELECT fetchq.remote_route_create('orders', 'billing/invoices') AS route_id;
+\echo '-- Within one cluster, the slot is created first (a subscription cannot make it).'
+SELECT slot_name FROM pg_create_logical_replication_slot('fetchq_remote_billing', 'pgoutput');
+SQL
+psql -X -q -e -v ON_ERROR_STOP=1 -d "$DB_B" <<SQL
+\pset footer off
+\echo '-- On the receiving database: subscribe as "billing"; deliveries run with the'
+\echo '-- rights of the role named (here the superuser of the demo).'
+CREATE EXTENSION fetchq;
+SELECT * FROM fetchq.queue_create('invoices');
+SELECT fetchq.remote_subscribe('billing', 'host=$DIR port=$PORT dbname=$DB user=postgres',
+                               'postgres', create_slot => false);
+SQL
+psql -X -q -e -v ON_ERROR_STOP=1 -d "$DB" <<'SQL'
+\pset footer off
+\echo '-- Back on the sending database, the application pushes in its transaction.'
+SELECT fetchq.doc_push('orders', 'order-1', '{"total": 12}');
+SQL
+psql -X -q -e -v ON_ERROR_STOP=1 -d "$DB_B" <<'SQL'
+\pset footer off
+\echo '-- On the receiving database, a moment after the commit (waits up to 30 s):'
+DO $$ BEGIN
+    FOR i IN 1..300 LOOP
+        EXIT WHEN EXISTS (SELECT FROM fetchq_data.invoices__docs WHERE subject = 'order-1');
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+END $$;
+SELECT subject, payload FROM fetchq.doc_pick('invoices', 0, 1, '1 minute');
+SELECT source_db, seenby, link FROM fetchq.doc_origin('invoices', 'order-1');
+SELECT link, delivered, last_arrival IS NOT NULL AS arrived FROM fetchq.remote_subscription_status;
+SQL
+
 cat <<EOF
 
 == the cluster is still running
-connect:  psql -h $DIR -p $PORT -U postgres $DB
+connect:  psql -h $DIR -p $PORT -U postgres $DB   (and $DB_B)
 stop:     PGBIN=$SYS_PGBIN $ROOT/scripts/pg_cluster.sh stop $DIR
 EOF

@@ -16,7 +16,8 @@ namespace {
 // The tables whose changes empty the caches.
 constexpr const char* kCatalogTables[] = {"queues",         "routes",        "queue_grants",
                                           "streams",        "stream_groups", "stream_grants",
-                                          "awaited_queues", "flow_limits",   "flow_key_limits"};
+                                          "awaited_queues", "flow_limits",   "flow_key_limits",
+                                          "remote_routes"};
 constexpr int kTables = sizeof(kCatalogTables) / sizeof(kCatalogTables[0]);
 
 // Plain data, so that the callback never allocates.

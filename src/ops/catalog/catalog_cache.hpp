@@ -1,8 +1,8 @@
 // The generation of fetchq's catalog as this backend knows it: bumped by
 // every relcache invalidation of fetchq.queues, fetchq.routes,
 // fetchq.queue_grants, fetchq.streams, fetchq.stream_groups,
-// fetchq.stream_grants, fetchq.awaited_queues, fetchq.flow_limits or
-// fetchq.flow_key_limits. Statement
+// fetchq.stream_grants, fetchq.awaited_queues, fetchq.flow_limits,
+// fetchq.flow_key_limits or fetchq.remote_routes. Statement
 // triggers on these tables queue such an invalidation for any change (of
 // stream_groups: any but an insert), through a function or plain SQL;
 // PostgreSQL delivers it to every backend when the change commits, to the

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "ops/documents/doc_push.hpp"
+#include "ops/routes/remote_outbox.hpp"
 #include "ops/routes/route_rights.hpp"
 #include "ops/routes/route_selector.hpp"
 #include "ops/counters/counters.hpp"
@@ -132,6 +133,12 @@ int64_t deliver(const QueueRoutes& from, const Arrival& doc) {
             !selector_matches(route.selector_datum(), doc.payload, doc.payload_null,
                               route.uses_variables ? variables : 0))
             continue;
+        if (route.remote) {
+            received += remote_send(
+                route, {to_text(doc.subject), doc.version, doc.priority, doc.next_iteration,
+                        doc.payload, doc.payload_null, doc.expires_at});
+            continue;
+        }
         PathStep step(route);
         as_user(check_delivery(route), [&] {
             received += push_one(route.destination, doc.subject, doc.version, doc.priority,
@@ -153,6 +160,14 @@ int64_t deliver(const QueueRoutes& from, const Arrivals& docs) {
     for (const Route& route : from.routes) {
         const std::vector<size_t> picked = matching(route, docs, variables);
         if (picked.empty()) continue;
+        if (route.remote) {
+            for (size_t i : picked)
+                received +=
+                    remote_send(route, {docs.subjects[i], docs.version,
+                                        DatumGetInt32(docs.priorities[i]), docs.next_iteration,
+                                        docs.payloads[i], docs.payload_nulls[i], docs.expires_at});
+            continue;
+        }
         std::vector<Datum> subjects, priorities, payloads;
         std::vector<bool> payload_nulls;
         for (size_t i : picked) {

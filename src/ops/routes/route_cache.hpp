@@ -19,13 +19,18 @@ struct Route {
     // The jsonpath's bytes (empty: no selector, every document matches).
     std::string selector;
     bool uses_variables = false;
+    // A remote route (fetchq.remote_routes; ops/routes/remote_outbox.hpp):
+    // its copies go to the outbox, for queue `remote_queue` of the database
+    // subscribed as `link`; destination reads "link/queue".
+    bool remote = false;
+    std::string link, remote_queue;
     Datum selector_datum() const { return PointerGetDatum(selector.data()); }
 };
 
 struct QueueRoutes {
     bool is_topic = false;
     bool any_variables = false;  // some selector reads $subject, $version or $priority
-    std::vector<Route> routes;   // in the order they were created
+    std::vector<Route> routes;   // in the order they were created, remote ones last
 };
 
 // The routes out of `queue` (none for a missing queue). Shared: a cache
