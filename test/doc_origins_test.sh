@@ -84,15 +84,17 @@ q "SELECT fetchq.queue_truncate('og_t')" >/dev/null
 check "queue_truncate: none left" "$(origins og_t)" "-"
 check "the other queue's rows stay" "$(origins og)" "keep1,planned1"
 
-echo "# many rows, in batches of fetchq.batch_size, over one pass"
-q "ALTER SYSTEM SET fetchq.batch_size = 3" && q "SELECT pg_reload_conf()" >/dev/null
-wait_applied fetchq.batch_size 3
+echo "# many rows, in batches of fetchq.batch_size, over several runs"
+# 50 batches a run: 300 rows of 2 a batch take two runs, the second going on
+# where the first stopped.
+q "ALTER SYSTEM SET fetchq.batch_size = 2" && q "SELECT pg_reload_conf()" >/dev/null
+wait_applied fetchq.batch_size 2
 q "SELECT fetchq.queue_create('og_b');
-   SELECT fetchq.doc_push('og_b', 'b' || lpad(i::text, 3, '0')) FROM generate_series(1, 40) AS i" >/dev/null
+   SELECT fetchq.doc_push('og_b', 'b' || lpad(i::text, 3, '0')) FROM generate_series(1, 300) AS i" >/dev/null
 deliver og_b '%'
-q "DELETE FROM fetchq_data.og_b__docs WHERE subject <> 'b020'" >/dev/null
-wait_for "39 rows of documents deleted by hand, 3 a transaction: all removed" 60 \
-    "SELECT string_agg(subject, ',') FROM fetchq.doc_origins WHERE queue = 'og_b'" b020
+q "DELETE FROM fetchq_data.og_b__docs WHERE subject NOT IN ('b150', 'b300')" >/dev/null
+wait_for "298 rows of documents deleted by hand, 2 a transaction: all removed" 60 \
+    "SELECT string_agg(subject, ',' ORDER BY subject) FROM fetchq.doc_origins WHERE queue = 'og_b'" b150,b300
 q "ALTER SYSTEM RESET fetchq.batch_size" && q "SELECT pg_reload_conf()" >/dev/null
 
 echo "# the rows go with their queue"

@@ -460,14 +460,17 @@ void retain_stream_messages() {
 // The origin rows of documents a remote route delivered (fetchq.doc_origins)
 // whose document is gone (completed and purged, dropped, expired, deleted
 // by hand) or is no longer the delivered one (pushed again here): every 5 s,
-// per queue that has origin rows, up to kOriginBatches batches of
-// fetchq.batch_size rows, each in a transaction of its own, from where the
-// last run stopped (a pass over a large table takes several runs). Deleting
-// in each path that deletes documents would cost every deletion a probe,
-// in queues without origins too, and miss a DELETE made by hand; while no
-// queue has origin rows the sweep is one statement (a probe per queue).
-constexpr int kOriginBatches = 100;
+// after the round's queues and schedules, batches of fetchq.batch_size rows
+// of each queue that has some, each in a transaction of its own, at most
+// kOriginBatches per run; the next run goes on where this one stopped (the
+// queue, and in each queue the last subject checked), so a large table is
+// walked over several runs. Deleting in each path that deletes documents
+// would cost every deletion a probe, in queues without origins too, and miss
+// a DELETE made by hand; while no queue has origin rows, a run is one
+// statement (a probe per queue).
+constexpr int kOriginBatches = 50;
 std::map<std::string, std::string> g_origin_cursor;  // queue -> last subject checked
+std::string g_origin_next;                           // the queue the next run starts with
 
 void sweep_doc_origins() {
     static TimestampTz last_run = 0;
@@ -484,7 +487,7 @@ void sweep_doc_origins() {
         return;
     }
     unit_succeeded(kTaskOrigins, {}, "list");
-    // Cursors of queues without origin rows any more go.
+    // Cursors and failures of queues without origin rows any more go.
     std::map<std::string, std::string> cursors;
     for (const std::string& q : queues) cursors[q] = g_origin_cursor[q];
     g_origin_cursor.swap(cursors);
@@ -492,17 +495,29 @@ void sweep_doc_origins() {
         it = it->task != kTaskOrigins || it->queue.empty() || g_origin_cursor.count(it->queue)
                  ? std::next(it)
                  : g_failing.erase(it);
+    // From the queue the last run stopped in, round the list once (in this
+    // process's order of names, not the database's collation).
+    std::sort(queues.begin(), queues.end());
+    std::rotate(queues.begin(), std::lower_bound(queues.begin(), queues.end(), g_origin_next),
+                queues.end());
+    g_origin_next.clear();
     int64_t removed = 0, errors = 0;
+    int batches = 0;
     for (const std::string& q : queues) {
+        if (batches == kOriginBatches) {
+            g_origin_next = q;
+            break;
+        }
         const std::string what = "sweep of the origins of queue \"" + q + "\"";
         if (waiting(q, what, start)) continue;
         std::string& cursor = g_origin_cursor[q];
-        bool failed = false;
-        for (int batch = 0; batch < kOriginBatches; ++batch) {
+        bool failed = false, done = false;
+        while (!done && batches < kOriginBatches) {
             pg::pg_call([] {
                 QueryCancelPending = false;
                 CHECK_FOR_INTERRUPTS();
             });
+            ++batches;
             ops::OriginSweep r;
             std::string e;
             if (!in_spi_transaction(
@@ -516,12 +531,17 @@ void sweep_doc_origins() {
                 break;
             }
             removed += r.removed;
-            cursor = r.at_end ? std::string() : r.last;
-            if (r.at_end) break;
+            done = r.at_end;
+            cursor = done ? std::string() : r.last;
         }
-        if (failed) continue;
-        unit_succeeded(kTaskOrigins, q, "sweep");
-        if (!failure_log().empty()) log_recovery(q, what);
+        if (!failed) {
+            unit_succeeded(kTaskOrigins, q, "sweep");
+            if (!failure_log().empty()) log_recovery(q, what);
+        }
+        if (!failed && !done) {  // out of batches in the middle of this queue
+            g_origin_next = q;
+            break;
+        }
     }
     record(kTaskOrigins, removed, ms_since(start), errors > 0 ? &error : nullptr, 0, errors);
 }
@@ -792,7 +812,6 @@ TimestampTz run_round() {
     for (std::string& idle : drop_idle_temporary_queues(queues)) dropped.push_back(std::move(idle));
     forget_dropped_roles();
     retain_stream_messages();
-    sweep_doc_origins();
     first_round = false;
     for (const Queue& q : queues) {
         bool gone = false;
@@ -802,6 +821,8 @@ TimestampTz run_round() {
         if (due < next) next = due;
     }
     if (const TimestampTz ticks = run_schedules(start); ticks < next) next = ticks;
+    // Once the due work of the round is done.
+    sweep_doc_origins();
     const double ms = ms_since(start);
     for (int task : kQueueTasks)
         record(task, totals.rows[task], ms, totals.errors[task] ? &totals.error[task] : nullptr,

@@ -463,22 +463,21 @@ OriginSweep sweep_origins(const std::string& queue, const std::string& after, in
     OriginSweep out;
     const Oid owner = queue_owner_or_invalid(queue);
     if (!OidIsValid(owner)) return out;  // dropped, or being restored
-    // The next rows of the queue after `after`, locked: a delivery of one of
-    // their subjects under way (it replaces the row) waits for this
-    // transaction, and then inserts its row anew if this one deleted it.
+    // The next rows of the queue after `after`, read without a lock: a
+    // pass writes nothing to the rows it keeps.
     SPIPlanPtr next = cached_plan(
         "", "doc_origins_next",
         [] {
             return std::string(
                 "SELECT subject, doc_created_at FROM fetchq.doc_origins WHERE queue = $1"
-                " AND subject > $2 ORDER BY subject LIMIT $3 FOR UPDATE SKIP LOCKED");
+                " AND subject > $2 ORDER BY subject LIMIT $3");
         },
         {TEXTOID, TEXTOID, INT4OID});
     Datum values[3] = {to_text(queue), to_text(after), Int32GetDatum(batch)};
     std::vector<std::string> subjects;
     std::vector<TimestampTz> created;
     as_catalog_owner([&] {
-        const uint64_t n = spi_execute(next, values, nullptr, false);
+        const uint64_t n = spi_execute(next, values, nullptr, true);
         for (uint64_t row = 0; row < n; ++row) {
             subjects.emplace_back(spi_text(row, 1));
             bool isnull = false;
@@ -490,8 +489,9 @@ OriginSweep sweep_origins(const std::string& queue, const std::string& after, in
     if (subjects.empty()) return out;
     out.last = subjects.back();
     // Which of their documents are still the delivered ones (same
-    // created_at), as the queue's owner; a statement of its own, so that it
-    // sees every delivery the rows above come from.
+    // created_at), as the queue's owner; in a statement with a snapshot of
+    // its own (not read-only), so that it sees the document of every row
+    // read above: a delivery writes both in one transaction.
     std::unordered_map<std::string, TimestampTz> present;
     const auto text = [&] {
         return "SELECT subject::text, created_at FROM " + docs_rel(queue) +
@@ -512,19 +512,33 @@ OriginSweep sweep_origins(const std::string& queue, const std::string& after, in
     });
     if (!pg::has_plans(queue)) release_queue_relcache(queue);
     std::vector<std::string> stale;
+    std::vector<Datum> stale_created;
     for (std::size_t i = 0; i < subjects.size(); ++i) {
         const auto doc = present.find(subjects[i]);
-        if (doc == present.end() || doc->second != created[i]) stale.push_back(subjects[i]);
+        if (doc != present.end() && doc->second == created[i]) continue;
+        stale.push_back(subjects[i]);
+        stale_created.push_back(TimestampTzGetDatum(created[i]));
     }
     if (stale.empty()) return out;
-    SPIPlanPtr remove = cached_plan(
-        "", "doc_origins_remove",
-        [] {
-            return std::string(
-                "DELETE FROM fetchq.doc_origins WHERE queue = $1 AND subject = ANY ($2::text[])");
-        },
-        {TEXTOID, TEXTARRAYOID});
-    Datum del[2] = {to_text(queue), text_array(stale)};
+    // Each row as it was read: one a delivery replaced meanwhile (another
+    // doc_created_at) stays. One it replaces after this delete waits for
+    // this transaction, then inserts its row anew.
+    SPIPlanPtr remove =
+        cached_plan("", "doc_origins_remove",
+                    [] {
+                        return std::string(
+                            "DELETE FROM fetchq.doc_origins AS o USING ROWS FROM"
+                            " (pg_catalog.unnest($2::text[]), pg_catalog.unnest($3::timestamptz[]))"
+                            " AS s(subject, created) WHERE o.queue = $1 AND o.subject = s.subject"
+                            " AND o.doc_created_at = s.created");
+                    },
+                    {TEXTOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID});
+    const Datum when = pg_call([&] {
+        return PointerGetDatum(
+            construct_array(stale_created.data(), static_cast<int>(stale_created.size()),
+                            TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+    });
+    Datum del[3] = {to_text(queue), text_array(stale), when};
     as_catalog_owner(
         [&] { out.removed = static_cast<int64_t>(spi_execute(remove, del, nullptr, false)); });
     return out;

@@ -82,12 +82,12 @@ void forget_queue_origins(const std::string& queue);
 std::vector<std::string> queues_with_origins();
 
 // One batch of the sweep of fetchq.doc_origins (the scheduler's task
-// origins): the next `batch` rows of `queue` whose subject sorts after
-// `after` (rows others hold are skipped, for the next pass), and of those,
-// removes the ones whose document is no longer the delivered one (gone, or
-// pushed again with another created_at). The rows are read and removed as
-// the catalog's owner, the documents read as the queue's owner. Needs SPI,
-// in a transaction of its own.
+// origins): reads the next `batch` rows of `queue` whose subject sorts after
+// `after`, and removes those whose document is no longer the delivered one
+// (gone, or pushed again with another created_at); a row a delivery
+// replaced meanwhile stays. The rows are read and removed as the catalog's
+// owner, the documents read as the queue's owner. Needs SPI, in a
+// transaction of its own.
 struct OriginSweep {
     int64_t checked = 0, removed = 0;
     std::string last;     // the last subject checked: where the next batch starts
