@@ -189,7 +189,7 @@ for t in "fetchq_queue_ent_total counter" "fetchq_queue_pending gauge" \
     if grep -qx "# TYPE $t" "$scrape"; then echo "ok: # TYPE $t"; else fail "no '# TYPE $t'"; fi
 done
 # Every task of the scheduler, with its errors and last duration.
-for task in promote orphans retention snapshot expire sessions vacuum purge streams schedules; do
+for task in promote orphans retention snapshot expire sessions vacuum purge streams schedules origins; do
     for m in runs_total errors_total last_duration_seconds failing; do
         [ "$(value "fetchq_worker_$m" "task=\"$task\"")" != missing ] ||
             fail "no fetchq_worker_$m{task=\"$task\"}"

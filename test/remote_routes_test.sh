@@ -13,6 +13,8 @@
 #   and the queue's triggers run as its owner, never as the subscription's
 #   (superuser) owner;
 # - a cycle A -> B -> A delivers each document once in each database;
+# - a delivered document that goes on B takes its origin row with it, and
+#   one pushed again on B under its subject has no origin;
 # - the outbox never keeps a row; dropping the route and unsubscribing
 #   leave no route and no slot.
 # Every wait polls with a deadline. Uses PATH's pg_config for the binaries;
@@ -155,6 +157,38 @@ check "B's inbox (the same table) keeps no row" "$(qb "SELECT count(*) FROM fetc
 check "a push many (a batch) is sent too" \
     "$(qa "SELECT fetchq.doc_push_many('orders', ARRAY['m1','m2'], ARRAY['{}','{}']::jsonb[], now())")" 2
 wait_b "the batch arrives" 30 "SELECT count(*) FROM fetchq_data.inbox__docs WHERE subject IN ('m1','m2')" 2
+
+# --- origins follow their documents on B --------------------------------------
+# A delivered document dropped on B takes its origin row with it (the
+# scheduler's task origins); a document pushed on B under its subject has no
+# origin; delivered again, it has its new one. test/doc_origins_test.sh
+# covers the other ways a document goes.
+origin_b() { qb "SELECT count(*) FROM fetchq.doc_origin('inbox', '$1')"; }
+origins_runs() { qb "SELECT runs FROM fetchq.worker_status() WHERE datname = 'rb' AND task = 'origins'"; }
+qa "SELECT fetchq.doc_push('orders', 'g1', '{}')" >/dev/null
+wait_b "g1 arrives" 30 "SELECT count(*) FROM fetchq.doc_origin('inbox', 'g1')" 1
+qb "SELECT fetchq.doc_take('inbox', 'g1', '1m'); SELECT fetchq.doc_drop('inbox', 'g1')" >/dev/null
+check "dropped on B: doc_origin has no row for it at once" "$(origin_b g1)" 0
+wait_b "... and its origin row is removed" 30 \
+    "SELECT count(*) FROM fetchq.doc_origins WHERE queue = 'inbox' AND subject = 'g1'" 0
+qb "SELECT fetchq.doc_push('inbox', 'g2', '{}')" >/dev/null
+qa "SELECT fetchq.doc_push('orders', 'g2', '{}')" >/dev/null
+qa "SELECT fetchq.doc_push('orders', 'g3', '{}')" >/dev/null
+wait_b "the marker after g2 arrives" 30 "SELECT count(*) FROM fetchq.doc_origin('inbox', 'g3')" 1
+check "g2, pushed on B first, was skipped and has no origin" "$(origin_b g2)" 0
+qb "SELECT fetchq.doc_take('inbox', 'g3', '1m'); SELECT fetchq.doc_drop('inbox', 'g3');
+    SELECT fetchq.doc_push('inbox', 'g3', '{}')" >/dev/null
+check "g3 dropped and pushed again on B: no origin, though its row is still there" \
+    "$(origin_b g3)|$(qb "SELECT count(*) FROM fetchq.doc_origins WHERE subject = 'g3'")" "0|1"
+wait_b "... until the sweep removes it" 30 "SELECT count(*) FROM fetchq.doc_origins WHERE subject = 'g3'" 0
+qa "SELECT fetchq.doc_take('orders', 'g1', '1m'); SELECT fetchq.doc_drop('orders', 'g1');
+    SELECT fetchq.doc_push('orders', 'g1', '{\"again\": true}')" >/dev/null
+wait_b "g1 pushed again on A arrives again on B, with its origin" 30 \
+    "SELECT count(*) FROM fetchq.doc_origin('inbox', 'g1')" 1
+runs=$(origins_runs)
+wait_b "two more sweeps ran" 30 "SELECT runs >= $runs + 2 FROM fetchq.worker_status() WHERE datname = 'rb' AND task = 'origins'" t
+check "the sweeps keep the origin of a document that is there" \
+    "$(origin_b g1)|$(qb "SELECT payload->>'again' FROM fetchq_data.inbox__docs WHERE subject = 'g1'")" "1|true"
 
 # --- a topic's remote subscription ---------------------------------------------------
 qa "SELECT fetchq.topic_create('news'); SELECT fetchq.remote_route_create('news', 'b/inbox')" >/dev/null

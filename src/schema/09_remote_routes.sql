@@ -68,7 +68,13 @@ CREATE TABLE fetchq.remote_subscriptions (
 ALTER TABLE fetchq.remote_subscriptions ENABLE ROW LEVEL SECURITY;
 
 -- Where each document delivered by a remote route came from
--- (fetchq.doc_origin). Goes with its queue.
+-- (fetchq.doc_origin). Goes with its queue (the foreign key), with its
+-- document at once on queue_truncate, otherwise within seconds: the
+-- scheduler removes the rows whose document is gone (task origins,
+-- src/ops/remote_routes/README.md). doc_created_at is the delivered
+-- document's created_at: a row left by an earlier document of the same
+-- subject (completed and purged, dropped, expired, or requeued) does not
+-- describe a new one.
 CREATE TABLE fetchq.doc_origins (
     queue CHARACTER VARYING(40) NOT NULL
         REFERENCES fetchq.queues (name) ON DELETE CASCADE ON UPDATE CASCADE,
@@ -80,6 +86,7 @@ CREATE TABLE fetchq.doc_origins (
     -- clock), and when it was pushed here
     sent_at TIMESTAMP WITH TIME ZONE,
     arrived_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    doc_created_at TIMESTAMP WITH TIME ZONE NOT NULL,
     PRIMARY KEY (queue, subject)
 );
 ALTER TABLE fetchq.doc_origins ENABLE ROW LEVEL SECURITY;

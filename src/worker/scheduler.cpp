@@ -3,6 +3,7 @@
 // fetchq.naptime, then maintains every queue in short transactions, each run
 // as the owner of the queue's tables so no user code runs as superuser.
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -26,6 +27,7 @@
 #include "ops/maintenance/maintenance.hpp"
 #include "ops/maintenance/purge.hpp"
 #include "ops/queues/queue_grants.hpp"
+#include "ops/remote_routes/remote_routes.hpp"
 #include "ops/schedules/schedule_ticks.hpp"
 #include "ops/streams/stream_grants.hpp"
 #include "ops/streams/stream_retention.hpp"
@@ -455,6 +457,95 @@ void retain_stream_messages() {
     record(kTaskStreams, removed, ms_since(start), ok ? nullptr : &error, 0);
 }
 
+// The origin rows of documents a remote route delivered (fetchq.doc_origins)
+// whose document is gone (completed and purged, dropped, expired, deleted
+// by hand) or is no longer the delivered one (pushed again here): every 5 s,
+// after the round's queues and schedules, batches of fetchq.batch_size rows
+// of each queue that has some, each in a transaction of its own, at most
+// kOriginBatches per run; the next run goes on where this one stopped (the
+// queue, and in each queue the last subject checked), so a large table is
+// walked over several runs. Deleting in each path that deletes documents
+// would cost every deletion a probe, in queues without origins too, and miss
+// a DELETE made by hand; while no queue has origin rows, a run is one
+// statement (a probe per queue).
+constexpr int kOriginBatches = 50;
+std::map<std::string, std::string> g_origin_cursor;  // queue -> last subject checked
+std::string g_origin_next;                           // the queue the next run starts with
+
+void sweep_doc_origins() {
+    static TimestampTz last_run = 0;
+    const TimestampTz start = GetCurrentTimestamp();
+    if (start - last_run < kIdleCheckUsecs) return;
+    last_run = start;
+    std::vector<std::string> queues;
+    std::string error;
+    if (!in_spi_transaction(
+            InvalidOid, [&] { queues = ops::queues_with_origins(); }, &error)) {
+        unit_failed(kTaskOrigins, {}, "list");
+        log_failure(std::string(), "sweep of fetchq.doc_origins", error);
+        record(kTaskOrigins, 0, ms_since(start), &error, 0);
+        return;
+    }
+    unit_succeeded(kTaskOrigins, {}, "list");
+    // Cursors and failures of queues without origin rows any more go.
+    std::map<std::string, std::string> cursors;
+    for (const std::string& q : queues) cursors[q] = g_origin_cursor[q];
+    g_origin_cursor.swap(cursors);
+    for (auto it = g_failing.begin(); it != g_failing.end();)
+        it = it->task != kTaskOrigins || it->queue.empty() || g_origin_cursor.count(it->queue)
+                 ? std::next(it)
+                 : g_failing.erase(it);
+    // From the queue the last run stopped in, round the list once (in this
+    // process's order of names, not the database's collation).
+    std::sort(queues.begin(), queues.end());
+    std::rotate(queues.begin(), std::lower_bound(queues.begin(), queues.end(), g_origin_next),
+                queues.end());
+    g_origin_next.clear();
+    int64_t removed = 0, errors = 0;
+    int batches = 0;
+    for (const std::string& q : queues) {
+        if (batches == kOriginBatches) {
+            g_origin_next = q;
+            break;
+        }
+        const std::string what = "sweep of the origins of queue \"" + q + "\"";
+        if (waiting(q, what, start)) continue;
+        std::string& cursor = g_origin_cursor[q];
+        bool failed = false, done = false;
+        while (!done && batches < kOriginBatches) {
+            pg::pg_call([] {
+                QueryCancelPending = false;
+                CHECK_FOR_INTERRUPTS();
+            });
+            ++batches;
+            ops::OriginSweep r;
+            std::string e;
+            if (!in_spi_transaction(
+                    InvalidOid, [&] { r = ops::sweep_origins(q, cursor, settings.batch_size); },
+                    &e)) {
+                unit_failed(kTaskOrigins, q, "sweep");
+                log_failure(q, what, e);
+                error = "queue " + q + ": " + e;
+                errors++;
+                failed = true;
+                break;
+            }
+            removed += r.removed;
+            done = r.at_end;
+            cursor = done ? std::string() : r.last;
+        }
+        if (!failed) {
+            unit_succeeded(kTaskOrigins, q, "sweep");
+            if (!failure_log().empty()) log_recovery(q, what);
+        }
+        if (!failed && !done) {  // out of batches in the middle of this queue
+            g_origin_next = q;
+            break;
+        }
+    }
+    record(kTaskOrigins, removed, ms_since(start), errors > 0 ? &error : nullptr, 0, errors);
+}
+
 // Session-owned documents and temporary queues of sessions that ended.
 // Runs when a session exit flagged it, on the first round (after a crash
 // nobody flags), and every minute as a safety net.
@@ -730,6 +821,8 @@ TimestampTz run_round() {
         if (due < next) next = due;
     }
     if (const TimestampTz ticks = run_schedules(start); ticks < next) next = ticks;
+    // Once the due work of the round is done.
+    sweep_doc_origins();
     const double ms = ms_since(start);
     for (int task : kQueueTasks)
         record(task, totals.rows[task], ms, totals.errors[task] ? &totals.error[task] : nullptr,

@@ -1,6 +1,7 @@
 #include "ops/remote_routes/remote_routes.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/queue_name.hpp"
@@ -363,15 +364,19 @@ void receive(const Incoming& doc) {
         count_arrival(doc.link, 0, 1, 0, 0, {});
         return;
     }
+    // doc_created_at is the document's created_at: push_one inserted it with
+    // now(), in this transaction. A row left by an earlier document of the
+    // subject (gone before the sweep came) is replaced.
     SPIPlanPtr record = cached_plan(
         "", "doc_origin_insert",
         [] {
             return std::string(
                 "INSERT INTO fetchq.doc_origins AS o (queue, subject, source_db, seenby, link,"
-                " sent_at, arrived_at) VALUES ($1, $2, $3, $4, $5, $6,"
-                " pg_catalog.clock_timestamp()) ON CONFLICT (queue, subject) DO UPDATE SET"
-                " source_db = EXCLUDED.source_db, seenby = EXCLUDED.seenby, link = EXCLUDED.link,"
-                " sent_at = EXCLUDED.sent_at, arrived_at = EXCLUDED.arrived_at");
+                " sent_at, arrived_at, doc_created_at) VALUES ($1, $2, $3, $4, $5, $6,"
+                " pg_catalog.clock_timestamp(), pg_catalog.now()) ON CONFLICT (queue, subject)"
+                " DO UPDATE SET source_db = EXCLUDED.source_db, seenby = EXCLUDED.seenby,"
+                " link = EXCLUDED.link, sent_at = EXCLUDED.sent_at,"
+                " arrived_at = EXCLUDED.arrived_at, doc_created_at = EXCLUDED.doc_created_at");
         },
         {TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, TEXTOID, TIMESTAMPTZOID});
     const TimestampTz sent = doc.sent_at;
@@ -388,8 +393,8 @@ DocOrigin doc_origin(const std::string& queue, const std::string& subject) {
         "", "doc_origin_read",
         [] {
             return std::string(
-                "SELECT source_db, seenby, link::text, sent_at, arrived_at FROM fetchq.doc_origins"
-                " WHERE queue = $1 AND subject = $2");
+                "SELECT source_db, seenby, link::text, sent_at, arrived_at, doc_created_at"
+                " FROM fetchq.doc_origins WHERE queue = $1 AND subject = $2");
         },
         {TEXTOID, TEXTOID});
     Datum values[2] = {to_text(queue), to_text(subject)};
@@ -397,14 +402,145 @@ DocOrigin doc_origin(const std::string& queue, const std::string& subject) {
     uint64_t n = 0;
     as_catalog_owner([&] { n = spi_execute(plan, values, nullptr, true, 1); });
     if (n == 0) return out;
-    out.found = true;
-    out.source_db = spi_text(0, 1);
     bool isnull = false;
-    out.seenby = text_items(spi_value(0, 2, &isnull));
-    out.link = spi_text(0, 3);
+    const TimestampTz created = DatumGetTimestampTz(spi_value(0, 6, &isnull));
+    DocOrigin found;
+    found.found = true;
+    found.source_db = spi_text(0, 1);
+    found.seenby = text_items(spi_value(0, 2, &isnull));
+    found.link = spi_text(0, 3);
     const Datum sent = spi_value(0, 4, &isnull);
-    if (!isnull) out.sent_at = DatumGetTimestampTz(sent);
-    out.arrived_at = DatumGetTimestampTz(spi_value(0, 5, &isnull));
+    if (!isnull) found.sent_at = DatumGetTimestampTz(sent);
+    found.arrived_at = DatumGetTimestampTz(spi_value(0, 5, &isnull));
+    // The row describes the document in the queue only if that is the one
+    // delivered: not when it went (the sweep has not come yet) or was pushed
+    // again here under its subject. Read as the queue's owner: the caller
+    // may read the queue through a grant.
+    const Oid owner = queue_owner_or_invalid(queue);
+    if (!OidIsValid(owner)) throw_queue_missing(queue);
+    bool same = false;
+    pg::as_user(owner, [&] {
+        SPIPlanPtr doc = queue_plan(
+            queue, "origin_doc",
+            [&] { return "SELECT created_at FROM " + docs_rel(queue) + " WHERE subject = $1"; },
+            {TEXTOID});
+        Datum arg = to_text(subject);
+        if (queue_execute(queue, doc, &arg, nullptr, true, 1) == 0) return;
+        bool null = false;
+        const Datum c = spi_value(0, 1, &null);
+        same = !null && DatumGetTimestampTz(c) == created;
+    });
+    return same ? found : out;
+}
+
+void forget_queue_origins(const std::string& queue) {
+    SPIPlanPtr plan = cached_plan(
+        "", "doc_origins_forget_queue",
+        [] { return std::string("DELETE FROM fetchq.doc_origins WHERE queue = $1"); }, {TEXTOID});
+    Datum arg = to_text(queue);
+    as_catalog_owner([&] { spi_execute(plan, &arg, nullptr, false); });
+}
+
+std::vector<std::string> queues_with_origins() {
+    // One probe of the primary key per queue.
+    SPIPlanPtr plan =
+        cached_plan("", "doc_origins_queues",
+                    [] {
+                        return std::string(
+                            "SELECT q.name::text FROM fetchq.queues AS q WHERE EXISTS (SELECT FROM"
+                            " fetchq.doc_origins AS o WHERE o.queue = q.name) ORDER BY q.name");
+                    },
+                    {});
+    std::vector<std::string> out;
+    as_catalog_owner([&] {
+        const uint64_t n = spi_execute(plan, nullptr, nullptr, true);
+        for (uint64_t row = 0; row < n; ++row) out.emplace_back(spi_text(row, 1));
+    });
+    return out;
+}
+
+OriginSweep sweep_origins(const std::string& queue, const std::string& after, int32_t batch) {
+    OriginSweep out;
+    const Oid owner = queue_owner_or_invalid(queue);
+    if (!OidIsValid(owner)) return out;  // dropped, or being restored
+    // The next rows of the queue after `after`, read without a lock: a
+    // pass writes nothing to the rows it keeps.
+    SPIPlanPtr next = cached_plan(
+        "", "doc_origins_next",
+        [] {
+            return std::string(
+                "SELECT subject, doc_created_at FROM fetchq.doc_origins WHERE queue = $1"
+                " AND subject > $2 ORDER BY subject LIMIT $3");
+        },
+        {TEXTOID, TEXTOID, INT4OID});
+    Datum values[3] = {to_text(queue), to_text(after), Int32GetDatum(batch)};
+    std::vector<std::string> subjects;
+    std::vector<TimestampTz> created;
+    as_catalog_owner([&] {
+        const uint64_t n = spi_execute(next, values, nullptr, true);
+        for (uint64_t row = 0; row < n; ++row) {
+            subjects.emplace_back(spi_text(row, 1));
+            bool isnull = false;
+            created.push_back(DatumGetTimestampTz(spi_value(row, 2, &isnull)));
+        }
+    });
+    out.checked = static_cast<int64_t>(subjects.size());
+    out.at_end = subjects.size() < static_cast<std::size_t>(batch);
+    if (subjects.empty()) return out;
+    out.last = subjects.back();
+    // Which of their documents are still the delivered ones (same
+    // created_at), as the queue's owner; in a statement with a snapshot of
+    // its own (not read-only), so that it sees the document of every row
+    // read above: a delivery writes both in one transaction.
+    std::unordered_map<std::string, TimestampTz> present;
+    const auto text = [&] {
+        return "SELECT subject::text, created_at FROM " + docs_rel(queue) +
+               " WHERE subject = ANY ($1::text[])";
+    };
+    Datum arg = text_array(subjects);
+    pg::as_user(owner, [&] {
+        const uint64_t n =
+            pg::has_plans(queue)
+                ? queue_execute(queue, queue_plan(queue, "origin_docs", text, {TEXTARRAYOID}), &arg,
+                                nullptr)
+                : queue_execute_once(queue, text(), {TEXTARRAYOID}, &arg, nullptr);
+        for (uint64_t row = 0; row < n; ++row) {
+            bool isnull = false;
+            const Datum c = spi_value(row, 2, &isnull);
+            present.emplace(spi_text(row, 1), isnull ? TimestampTz(0) : DatumGetTimestampTz(c));
+        }
+    });
+    if (!pg::has_plans(queue)) release_queue_relcache(queue);
+    std::vector<std::string> stale;
+    std::vector<Datum> stale_created;
+    for (std::size_t i = 0; i < subjects.size(); ++i) {
+        const auto doc = present.find(subjects[i]);
+        if (doc != present.end() && doc->second == created[i]) continue;
+        stale.push_back(subjects[i]);
+        stale_created.push_back(TimestampTzGetDatum(created[i]));
+    }
+    if (stale.empty()) return out;
+    // Each row as it was read: one a delivery replaced meanwhile (another
+    // doc_created_at) stays. One it replaces after this delete waits for
+    // this transaction, then inserts its row anew.
+    SPIPlanPtr remove =
+        cached_plan("", "doc_origins_remove",
+                    [] {
+                        return std::string(
+                            "DELETE FROM fetchq.doc_origins AS o USING ROWS FROM"
+                            " (pg_catalog.unnest($2::text[]), pg_catalog.unnest($3::timestamptz[]))"
+                            " AS s(subject, created) WHERE o.queue = $1 AND o.subject = s.subject"
+                            " AND o.doc_created_at = s.created");
+                    },
+                    {TEXTOID, TEXTARRAYOID, TIMESTAMPTZARRAYOID});
+    const Datum when = pg_call([&] {
+        return PointerGetDatum(
+            construct_array(stale_created.data(), static_cast<int>(stale_created.size()),
+                            TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+    });
+    Datum del[3] = {to_text(queue), text_array(stale), when};
+    as_catalog_owner(
+        [&] { out.removed = static_cast<int64_t>(spi_execute(remove, del, nullptr, false)); });
     return out;
 }
 

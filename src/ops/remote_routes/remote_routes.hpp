@@ -69,7 +69,30 @@ struct DocOrigin {
     std::optional<TimestampTz> sent_at;
     TimestampTz arrived_at = 0;
 };
-// 42501 unless the caller may read the queue.
+// 42501 unless the caller may read the queue. Not found when the queue's
+// document of that subject is not the one delivered (gone, or pushed again
+// here since: its created_at differs), whether or not the sweep removed the
+// row yet.
 DocOrigin doc_origin(const std::string& queue, const std::string& subject);
+
+// Removes every origin row of `queue` (queue_truncate: its documents go).
+void forget_queue_origins(const std::string& queue);
+
+// The queues that have origin rows, in name order (as the catalog's owner).
+std::vector<std::string> queues_with_origins();
+
+// One batch of the sweep of fetchq.doc_origins (the scheduler's task
+// origins): reads the next `batch` rows of `queue` whose subject sorts after
+// `after`, and removes those whose document is no longer the delivered one
+// (gone, or pushed again with another created_at); a row a delivery
+// replaced meanwhile stays. The rows are read and removed as the catalog's
+// owner, the documents read as the queue's owner. Needs SPI, in a
+// transaction of its own.
+struct OriginSweep {
+    int64_t checked = 0, removed = 0;
+    std::string last;     // the last subject checked: where the next batch starts
+    bool at_end = false;  // fewer than `batch` rows were left: the pass is over
+};
+OriginSweep sweep_origins(const std::string& queue, const std::string& after, int32_t batch);
 
 }  // namespace fetchq::ops

@@ -87,6 +87,8 @@ const char* task_name(int task) {
             return "streams";
         case kTaskSchedules:
             return "schedules";
+        case kTaskOrigins:
+            return "origins";
         default:
             return "unknown";
     }

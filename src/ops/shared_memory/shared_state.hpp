@@ -22,6 +22,7 @@ enum Task : int {
     kTaskPurge,        // completed and killed documents past the queue's retention
     kTaskStreams,      // stream messages every group committed
     kTaskSchedules,    // periodic schedules' ticks
+    kTaskOrigins,      // origin rows (fetchq.doc_origins) whose document is gone
     kTaskCount
 };
 const char* task_name(int task);

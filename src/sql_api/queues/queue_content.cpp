@@ -8,6 +8,7 @@
 #include "ops/queues/queue_access.hpp"
 #include "ops/counters/counters.hpp"
 #include "ops/queues/queue_sql.hpp"
+#include "ops/remote_routes/remote_routes.hpp"
 #include "pg/result.hpp"
 #include "sql_api/function.hpp"
 
@@ -143,6 +144,7 @@ Datum queue_truncate(FunctionCallInfo fcinfo) {
     const QueueScope scope = enter_queue(queue, QueuePrivilege::kManage);
     require_queue_owner(queue);
     forget_queue_documents(queue, "truncated with its queue");
+    forget_queue_origins(queue);
     pg::as_user(queue_owner_or_invalid(queue), [&] { truncate_queue(queue, empty); });
     leave_queue(scope);
     spi_finish();
@@ -163,8 +165,10 @@ Datum queue_truncate_all(FunctionCallInfo fcinfo) {
                 "TRUNCATE fetchq.counters, fetchq.custom_counters, fetchq.metrics_writes RESTART "
                 "IDENTITY");
         });
-    for (const std::string& queue : queues)
+    for (const std::string& queue : queues) {
         forget_queue_documents(queue, "truncated with its queue");
+        forget_queue_origins(queue);
+    }
     for (const std::string& queue : queues)
         pg::as_user(queue_owner_or_invalid(queue), [&] { truncate_queue(queue, empty); });
     spi_finish();
