@@ -82,21 +82,8 @@ CREATE TABLE fetchq.custom_counters (
     UNIQUE (queue, metric, slot)
 ) WITH (fillfactor = 10);
 
--- Every counter row by row, whichever table holds it, in the shape of
--- Fetchq 4's table of the same name (plus slot; id is NULL for the standard
--- counters): what metric_get* sum.
-CREATE VIEW fetchq.metrics AS
-SELECT NULL::integer AS id, c.queue, v.metric::varchar(40) AS metric, v.value, c.updated_at,
-       c.slot
-FROM fetchq.counters AS c
-CROSS JOIN LATERAL (VALUES ('cnt'::varchar(40), c.cnt), ('pln', c.pln), ('pnd', c.pnd),
-                           ('act', c.act), ('cpl', c.cpl), ('kll', c.kll), ('ent', c.ent),
-                           ('drp', c.drp), ('pkd', c.pkd), ('prc', c.prc), ('res', c.res),
-                           ('rej', c.rej), ('orp', c.orp), ('err', c.err),
-                           ('v0', c.v0)) AS v(metric, value)
-WHERE v.value IS NOT NULL
-UNION ALL
-SELECT m.id, m.queue, m.metric, m.value, m.updated_at, m.slot FROM fetchq.custom_counters AS m;
+-- The view fetchq.metrics, every counter row by row, is made in
+-- 08_deferred_counters.sql, once the function it reads from exists.
 
 -- The write log of metric_log_*; folded into fetchq.metrics by metric_log_pack.
 CREATE TABLE fetchq.metrics_writes (

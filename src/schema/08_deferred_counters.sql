@@ -6,6 +6,10 @@ CREATE FUNCTION fetchq.counter_deltas()
 RETURNS TABLE (queue VARCHAR, metric VARCHAR, value BIGINT, updated_at TIMESTAMP WITH TIME ZONE)
 AS 'MODULE_PATHNAME', 'fetchq_counter_deltas' LANGUAGE C VOLATILE;
 
+-- Every counter row by row, whichever table holds it, in the shape of
+-- Fetchq 4's table of the same name (plus slot; id is NULL for the standard
+-- counters): what metric_get* sum. (CREATE OR REPLACE: the update from 0.2.0
+-- replaces that version's view.)
 CREATE OR REPLACE VIEW fetchq.metrics AS
 SELECT NULL::integer AS id, c.queue, v.metric::varchar(40) AS metric, v.value, c.updated_at,
        c.slot

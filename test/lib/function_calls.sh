@@ -125,7 +125,8 @@ key_burst	int4	1
 key_rate_interval	interval	'1 second'
 fair	bool	false
 destination	text	'fc_link/fc_q'
-link	varchar	'fc_link'
+remote_subscribe.name	varchar	'fc_link'
+remote_unsubscribe.name	varchar	'fc_link'
 conninfo	text	'host=/nonexistent dbname=fc'
 as_role	regrole	'fc_role'
 create_slot	bool	false

@@ -140,17 +140,21 @@ namespace {
 template <typename Each>
 void for_reserved(const std::vector<core::CounterRow>& rows, Each&& each) {
     if (g_table == nullptr || rows.empty()) return;
-    LWLockAcquire(g_control->lock, LW_SHARED);
-    for (const core::CounterRow& row : rows) {
-        const EntryKey key = key_of(row.queue);
-        auto* e = static_cast<Entry*>(hash_search(g_table, &key, HASH_FIND, nullptr));
-        if (e == nullptr) continue;  // cannot happen: pinned entries stay
-        SpinLockAcquire(&e->mutex);
-        each(*e, row);
-        if (e->pins > 0) e->pins--;
-        SpinLockRelease(&e->mutex);
-    }
-    LWLockRelease(g_control->lock);
+    // The lock's acquisition can raise: inside pg_call, the callers' vectors
+    // are never left behind by a longjmp.
+    pg_call([&] {
+        LWLockAcquire(g_control->lock, LW_SHARED);
+        for (const core::CounterRow& row : rows) {
+            const EntryKey key = key_of(row.queue);
+            auto* e = static_cast<Entry*>(hash_search(g_table, &key, HASH_FIND, nullptr));
+            if (e == nullptr) continue;  // cannot happen: pinned entries stay
+            SpinLockAcquire(&e->mutex);
+            each(*e, row);
+            if (e->pins > 0) e->pins--;
+            SpinLockRelease(&e->mutex);
+        }
+        LWLockRelease(g_control->lock);
+    });
 }
 
 }  // namespace

@@ -16,11 +16,6 @@ namespace {
 using namespace fetchq::pg;
 using namespace fetchq::ops;
 
-std::optional<std::string> arg_optional_text(FunctionCallInfo fcinfo, int i) {
-    if (PG_NARGS() <= i) return std::nullopt;
-    return arg_text_or_null(fcinfo, i);
-}
-
 bool arg_flag(FunctionCallInfo fcinfo, int i, const char* name) {
     if (PG_NARGS() <= i) return true;
     return arg_bool(fcinfo, i, name);
@@ -31,7 +26,7 @@ bool arg_flag(FunctionCallInfo fcinfo, int i, const char* name) {
 Datum remote_route_create(FunctionCallInfo fcinfo) {
     const std::string source = arg_queue(fcinfo, 0, "source");
     const RemoteDestination to = parse_remote_destination(arg_text(fcinfo, 1, "destination"));
-    const std::optional<std::string> selector = arg_optional_text(fcinfo, 2);
+    const std::optional<std::string> selector = arg_text_or_null(fcinfo, 2);
     spi_connect();
     const int64_t id = create_remote_route(source, to, selector);
     spi_finish();
@@ -48,9 +43,9 @@ Datum remote_route_drop(FunctionCallInfo fcinfo) {
     PG_RETURN_INT64(id);
 }
 
-// remote_subscribe(link, conninfo, as_role, create_slot DEFAULT true) -> true
+// remote_subscribe(name, conninfo, as_role, create_slot DEFAULT true) -> true
 Datum remote_subscribe(FunctionCallInfo fcinfo) {
-    const std::string link = arg_queue(fcinfo, 0, "link");
+    const std::string link = arg_queue(fcinfo, 0, "name");
     const std::string conninfo = arg_text(fcinfo, 1, "conninfo");
     const Oid as_role = arg_role(fcinfo, 2, "as_role");
     const bool create_slot = arg_flag(fcinfo, 3, "create_slot");
@@ -60,9 +55,9 @@ Datum remote_subscribe(FunctionCallInfo fcinfo) {
     PG_RETURN_BOOL(true);
 }
 
-// remote_unsubscribe(link, drop_slot DEFAULT true) -> true
+// remote_unsubscribe(name, drop_slot DEFAULT true) -> true
 Datum remote_unsubscribe(FunctionCallInfo fcinfo) {
-    const std::string link = arg_queue(fcinfo, 0, "link");
+    const std::string link = arg_queue(fcinfo, 0, "name");
     const bool drop_slot = arg_flag(fcinfo, 1, "drop_slot");
     spi_connect();
     ops::remote_unsubscribe(link, drop_slot);

@@ -18,12 +18,12 @@ AS 'MODULE_PATHNAME', 'fetchq_remote_route_drop' LANGUAGE C VOLATILE;
 -- On the receiving database (a superuser, as CREATE SUBSCRIPTION): subscribes
 -- to the link's publication on the sending server; each document is pushed
 -- with the rights of as_role.
-CREATE FUNCTION fetchq.remote_subscribe(link VARCHAR, conninfo TEXT, as_role REGROLE,
+CREATE FUNCTION fetchq.remote_subscribe(name VARCHAR, conninfo TEXT, as_role REGROLE,
     create_slot BOOLEAN DEFAULT true)
 RETURNS BOOLEAN
 AS 'MODULE_PATHNAME', 'fetchq_remote_subscribe' LANGUAGE C VOLATILE;
 
-CREATE FUNCTION fetchq.remote_unsubscribe(link VARCHAR, drop_slot BOOLEAN DEFAULT true)
+CREATE FUNCTION fetchq.remote_unsubscribe(name VARCHAR, drop_slot BOOLEAN DEFAULT true)
 RETURNS BOOLEAN
 AS 'MODULE_PATHNAME', 'fetchq_remote_unsubscribe' LANGUAGE C VOLATILE;
 

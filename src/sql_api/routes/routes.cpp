@@ -16,16 +16,11 @@ namespace {
 using namespace fetchq::pg;
 using namespace fetchq::ops;
 
-std::optional<std::string> arg_selector(FunctionCallInfo fcinfo, int i) {
-    if (PG_NARGS() <= i) return std::nullopt;
-    return arg_text_or_null(fcinfo, i);
-}
-
 // route_create(source, destination, selector DEFAULT NULL) -> the route's id
 Datum route_create(FunctionCallInfo fcinfo) {
     const std::string source = arg_queue(fcinfo, 0, "source");
     const std::string destination = arg_queue(fcinfo, 1, "destination");
-    const std::optional<std::string> selector = arg_selector(fcinfo, 2);
+    const std::optional<std::string> selector = arg_text_or_null(fcinfo, 2);
     spi_connect();
     const int64_t id = create_route(source, destination, selector);
     spi_finish();
@@ -58,7 +53,7 @@ Datum topic_create(FunctionCallInfo fcinfo) {
 Datum subscribe(FunctionCallInfo fcinfo) {
     const std::string topic = arg_queue(fcinfo, 0, "topic");
     const std::string queue = arg_queue(fcinfo, 1, "queue");
-    const std::optional<std::string> selector = arg_selector(fcinfo, 2);
+    const std::optional<std::string> selector = arg_text_or_null(fcinfo, 2);
     spi_connect();
     require_topic(topic);
     // A queue that has its tables is not created again: creating reads the
@@ -84,7 +79,7 @@ Datum unsubscribe(FunctionCallInfo fcinfo) {
 // the topic.
 Datum subscribe_temporary(FunctionCallInfo fcinfo) {
     const std::string topic = arg_queue(fcinfo, 0, "topic");
-    const std::optional<std::string> selector = arg_selector(fcinfo, 1);
+    const std::optional<std::string> selector = arg_text_or_null(fcinfo, 1);
     const Interval* idle_timeout = arg_idle_timeout(fcinfo, 2);
     spi_connect();
     require_topic(topic);
